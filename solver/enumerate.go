@@ -1,0 +1,183 @@
+package solver
+
+import (
+	"iter"
+	"math/bits"
+)
+
+// The functions here list solutions in lexicographic order of their
+// placements, the order of the store's keys, so that cursor pagination can
+// continue from any placement without counting what came before. Iterators
+// yield a placement that is reused by the next step: Clone it to keep it.
+// For N outside 1..MaxSearchN they yield nothing.
+
+// All yields every solution of N in ascending order.
+func All(n int) iter.Seq[Placement] {
+	return Ascending(n, nil)
+}
+
+// Ascending yields the solutions of N strictly after the placement after,
+// in ascending order; an empty after starts at the first solution. after
+// need not be a solution, nor have N rows: a shorter one is a prefix that
+// sorts before its extensions.
+func Ascending(n int, after Placement) iter.Seq[Placement] {
+	return walkSeq(walk{n: n, bound: after, bounded: len(after) > 0})
+}
+
+// Descending yields the solutions of N strictly before the placement
+// before, in descending order; an empty before starts at the last solution.
+func Descending(n int, before Placement) iter.Seq[Placement] {
+	return walkSeq(walk{n: n, bound: before, bounded: len(before) > 0, desc: true})
+}
+
+// AllUnique yields the canonical solution of every symmetry class of N in
+// ascending order.
+func AllUnique(n int) iter.Seq[Placement] {
+	return UniqueAscending(n, nil)
+}
+
+// UniqueAscending is Ascending restricted to canonical solutions.
+func UniqueAscending(n int, after Placement) iter.Seq[Placement] {
+	return walkSeq(walk{n: n, bound: after, bounded: len(after) > 0, unique: true})
+}
+
+// UniqueDescending is Descending restricted to canonical solutions.
+func UniqueDescending(n int, before Placement) iter.Seq[Placement] {
+	return walkSeq(walk{n: n, bound: before, bounded: len(before) > 0, desc: true, unique: true})
+}
+
+// After returns up to k solutions of N strictly after p, in ascending
+// order: the next page after a cursor. An empty p starts at the beginning.
+func After(n int, p Placement, k int) ([]Placement, error) {
+	return take(n, k, Ascending(n, p), false)
+}
+
+// Before returns up to k solutions of N strictly before p: the page that
+// ends just before a cursor, in ascending order like every page. An empty
+// p ends at the last solution.
+func Before(n int, p Placement, k int) ([]Placement, error) {
+	return take(n, k, Descending(n, p), true)
+}
+
+// UniqueAfter is After restricted to canonical solutions.
+func UniqueAfter(n int, p Placement, k int) ([]Placement, error) {
+	return take(n, k, UniqueAscending(n, p), false)
+}
+
+// UniqueBefore is Before restricted to canonical solutions.
+func UniqueBefore(n int, p Placement, k int) ([]Placement, error) {
+	return take(n, k, UniqueDescending(n, p), true)
+}
+
+func take(n, k int, seq iter.Seq[Placement], reverse bool) ([]Placement, error) {
+	if err := checkN(n); err != nil {
+		return nil, err
+	}
+	var out []Placement
+	if k <= 0 {
+		return out, nil
+	}
+	for p := range seq {
+		out = append(out, p.Clone())
+		if len(out) == k {
+			break
+		}
+	}
+	if reverse {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, nil
+}
+
+// walk is one ordered depth-first search over the board, row by row,
+// trying columns in ascending (or descending) order, which lists solutions
+// in lexicographic (or reverse) order.
+type walk struct {
+	n       int
+	fixed   Placement // leading rows every solution must have (a chunk's prefix)
+	bound   Placement // exclusive bound: list only solutions beyond it
+	bounded bool
+	desc    bool
+	unique  bool // only canonical solutions
+
+	mask    uint32
+	p       Placement
+	yield   func(Placement) bool
+	stopped bool
+}
+
+func walkSeq(w walk) iter.Seq[Placement] {
+	return func(yield func(Placement) bool) {
+		if checkN(w.n) != nil {
+			return
+		}
+		w.mask = uint32(1)<<uint(w.n) - 1
+		w.p = make(Placement, w.n)
+		w.yield = yield
+		w.stopped = false
+		w.row(0, 0, 0, 0, w.bounded)
+	}
+}
+
+// row tries every allowed column of row r. tight means the rows above equal
+// the bound's, so this row may not go past the bound's column.
+func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
+	avail := w.mask &^ (cols | ld | rd)
+	if r < len(w.fixed) {
+		avail &= 1 << uint(w.fixed[r])
+	}
+	if r == 0 && w.unique {
+		// A canonical placement is no larger than its mirror image, so its
+		// first queen is in the left half.
+		avail &= uint32(1)<<uint((w.n+1)/2) - 1
+	}
+	bc := -1 // the bound's column in this row, when tight
+	if tight {
+		if r >= len(w.bound) {
+			// The bound is a proper prefix of everything below: all of it
+			// sorts after the bound, none before.
+			if w.desc {
+				return
+			}
+			tight = false
+		} else if bc = w.bound[r]; bc < 0 || bc >= w.n {
+			// A column off the board: every real column is on one side.
+			if (bc < 0) != w.desc {
+				tight = false
+			} else {
+				return
+			}
+		} else if w.desc {
+			avail &= uint32(2)<<uint(bc) - 1 // columns ≤ bc
+		} else {
+			avail &^= uint32(1)<<uint(bc) - 1 // columns ≥ bc
+		}
+	}
+	last := r == w.n-1
+	for avail != 0 && !w.stopped {
+		var c int
+		if w.desc {
+			c = 31 - bits.LeadingZeros32(avail)
+		} else {
+			c = bits.TrailingZeros32(avail)
+		}
+		bit := uint32(1) << uint(c)
+		avail ^= bit
+		t := tight && c == bc
+		w.p[r] = c
+		if last {
+			// t: the solution equals the bound's first N rows. It is beyond
+			// the bound only when the bound is longer (a descending walk).
+			if t && !(w.desc && len(w.bound) > w.n) || w.unique && !IsCanonical(w.p) {
+				continue
+			}
+			if !w.yield(w.p) {
+				w.stopped = true
+			}
+			continue
+		}
+		w.row(r+1, cols|bit, (ld|bit)<<1, (rd|bit)>>1, t)
+	}
+}

@@ -1,0 +1,228 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+)
+
+// Task is one independent, serialisable piece of a count. Every solution
+// (for N ≥ 4) has exactly one queen on each edge of the board: its "frame".
+// A task fixes one frame up to symmetry and counts the solutions of all 8
+// images of that frame at once, so the tasks of N together count every
+// solution exactly once while searching only about an eighth of them.
+//
+// Top and Bottom are the columns of the queens in the first and last row,
+// Left and Right the rows of the queens in the first and last column. A
+// queen in a corner is on two edges: Top=0 and Left=0 is one queen at (0,0).
+// For N ≤ 3 there is a single task with all four fields -1: the whole board.
+type Task struct {
+	N      int `json:"n"`
+	Top    int `json:"top"`
+	Bottom int `json:"bottom"`
+	Left   int `json:"left"`
+	Right  int `json:"right"`
+}
+
+func (t Task) String() string {
+	return fmt.Sprintf("N=%d frame top=%d bottom=%d left=%d right=%d", t.N, t.Top, t.Bottom, t.Left, t.Right)
+}
+
+func (t Task) whole() bool { return t.Top < 0 }
+
+// square is a (row, column) pair.
+type square struct{ r, c int }
+
+// queens returns the distinct frame queens.
+func (t Task) queens() []square {
+	n := t.N
+	qs := []square{{0, t.Top}, {n - 1, t.Bottom}, {t.Left, 0}, {t.Right, n - 1}}
+	out := qs[:0:0]
+	for _, q := range qs {
+		dup := false
+		for _, o := range out {
+			dup = dup || o == q
+		}
+		if !dup {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// frameOf rebuilds a task from a set of frame queens; ok is false when the
+// queens do not put exactly one queen on each edge.
+func frameOf(n int, qs []square) (t Task, ok bool) {
+	t = Task{N: n, Top: -1, Bottom: -1, Left: -1, Right: -1}
+	set := func(f *int, v int) bool {
+		if *f >= 0 {
+			return false
+		}
+		*f = v
+		return true
+	}
+	for _, q := range qs {
+		if q.r == 0 && !set(&t.Top, q.c) ||
+			q.r == n-1 && !set(&t.Bottom, q.c) ||
+			q.c == 0 && !set(&t.Left, q.r) ||
+			q.c == n-1 && !set(&t.Right, q.r) {
+			return t, false
+		}
+	}
+	return t, t.Top >= 0 && t.Bottom >= 0 && t.Left >= 0 && t.Right >= 0
+}
+
+func (t Task) key() int {
+	n := t.N
+	return ((t.Top*n+t.Bottom)*n+t.Left)*n + t.Right
+}
+
+// image maps the whole frame by a symmetry.
+func (t Task) image(s Symmetry) Task {
+	qs := t.queens()
+	for i, q := range qs {
+		qs[i].r, qs[i].c = s.mapSquare(t.N, q.r, q.c)
+	}
+	img, _ := frameOf(t.N, qs)
+	return img
+}
+
+// attacks reports whether two distinct queens attack each other.
+func attacks(a, b square) bool {
+	dr, dc := a.r-b.r, a.c-b.c
+	return dr == 0 || dc == 0 || dr == dc || dr == -dc
+}
+
+// Tasks splits the count of N into its tasks, in a fixed order. Their
+// counts (CountTask) sum to the board's counts. N=17 has about 10,000 tasks
+// and N=27 about 60,000, so they spread over many cores and machines.
+func Tasks(n int) ([]Task, error) {
+	if err := checkN(n); err != nil {
+		return nil, err
+	}
+	if n <= 3 {
+		return []Task{{N: n, Top: -1, Bottom: -1, Left: -1, Right: -1}}, nil
+	}
+	var tasks []Task
+	for top := 0; top < n; top++ {
+		for bottom := 0; bottom < n; bottom++ {
+			for left := 0; left < n; left++ {
+				for right := 0; right < n; right++ {
+					t := Task{N: n, Top: top, Bottom: bottom, Left: left, Right: right}
+					if t.valid() && t.canonical() {
+						tasks = append(tasks, t)
+					}
+				}
+			}
+		}
+	}
+	return tasks, nil
+}
+
+// valid reports whether the frame is consistent (corners shared by both of
+// their edges) and no two of its queens attack each other.
+func (t Task) valid() bool {
+	n := t.N
+	if t.Top < 0 || t.Top >= n || t.Bottom < 0 || t.Bottom >= n || t.Left < 0 || t.Left >= n || t.Right < 0 || t.Right >= n {
+		return false
+	}
+	qs := t.queens()
+	if back, ok := frameOf(n, qs); !ok || back != t {
+		return false
+	}
+	for i := range qs {
+		for j := i + 1; j < len(qs); j++ {
+			if attacks(qs[i], qs[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// canonical reports whether t is the smallest of its 8 images.
+func (t Task) canonical() bool {
+	k := t.key()
+	for _, s := range Symmetries[1:] {
+		if t.image(s).key() < k {
+			return false
+		}
+	}
+	return true
+}
+
+// stabilizer returns how many of the 8 frame images are distinct and
+// whether the frame is unchanged by a half and by a quarter turn. No frame
+// is unchanged by a reflection: its queens would attack each other.
+func (t Task) stabilizer() (images int, half, quarter bool) {
+	seen := map[int]bool{}
+	for _, s := range Symmetries {
+		seen[t.image(s).key()] = true
+	}
+	k := t.key()
+	return len(seen), t.image(Rot180).key() == k, t.image(Rot90).key() == k
+}
+
+// Validate checks that t is a task of its N as Tasks makes them.
+func (t Task) Validate() error {
+	if err := checkN(t.N); err != nil {
+		return err
+	}
+	if t.N <= 3 {
+		if !t.whole() || t.Bottom != -1 || t.Left != -1 || t.Right != -1 {
+			return fmt.Errorf("solver: for N ≤ 3 the only task is the whole board (all fields -1), got %v", t)
+		}
+		return nil
+	}
+	if !t.valid() {
+		return fmt.Errorf("solver: %v is not a valid frame", t)
+	}
+	if !t.canonical() {
+		return fmt.Errorf("solver: %v is not the canonical image of its frame", t)
+	}
+	return nil
+}
+
+// CountTask counts the solutions of every image of the task's frame, and
+// their symmetry classes. It checks the task first.
+func CountTask(ctx context.Context, t Task) (Counts, error) {
+	if err := t.Validate(); err != nil {
+		return Counts{}, err
+	}
+	c := countTask(ctx, t)
+	return c, ctx.Err()
+}
+
+func countTask(ctx context.Context, t Task) Counts {
+	var c Counts
+	if t.whole() {
+		for p := range All(t.N) {
+			if IsCanonical(p) {
+				c.AddOrbit(OrbitSize(p))
+			}
+		}
+		return c
+	}
+	images, half, quarter := t.stabilizer()
+	if !half {
+		fs := newFrameSearch(orient(t))
+		// No solution of an asymmetric frame has a symmetry: each class
+		// has one member with this frame and one with each other image.
+		n := fs.count(ctx)
+		c.Total, c.Unique, c.Orbit8 = 8*n, n, n
+		return c
+	}
+	// A frame unchanged by the half turn (and maybe the quarter turn):
+	// Burnside's lemma over the frame's stabilizer gives the classes.
+	all, fixed180, fixed90 := newFrameSearch(t).symmetricCounts()
+	c.Total = uint64(images) * all
+	if quarter {
+		c.Orbit2 = fixed90
+		c.Orbit4 = (fixed180 - fixed90) / 2
+		c.Orbit8 = (all - fixed180) / 4
+	} else {
+		c.Orbit4 = fixed180
+		c.Orbit8 = (all - fixed180) / 2
+	}
+	c.Unique = c.Orbit2 + c.Orbit4 + c.Orbit8
+	return c
+}
