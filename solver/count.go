@@ -37,11 +37,11 @@ func CountTasks(ctx context.Context, tasks []Task, opts CountOptions) (Counts, e
 	}
 	workers = min(workers, len(tasks))
 	var (
-		next     atomic.Int64
-		mu       sync.Mutex
-		total    Counts
-		done     int
-		wg       sync.WaitGroup
+		next  atomic.Int64
+		mu    sync.Mutex
+		total Counts
+		done  int
+		wg    sync.WaitGroup
 	)
 	for range workers {
 		wg.Go(func() {

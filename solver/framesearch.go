@@ -55,26 +55,33 @@ func newFrameSearch(t Task) *frameSearch {
 }
 
 // orient picks, among the 8 images of a frame (which all have the same
-// number of solutions), the one whose search is likely smallest: the one
-// whose frame takes the most squares from the rows searched first. Over all
-// tasks of N=16 this visits about 35% fewer nodes than the canonical image.
-var orient = orientByScore
-
-func orientByScore(t Task) Task {
-	best, bestScore := t, -1
-	for _, s := range Symmetries {
+// number of solutions), the one whose search is likely smallest. First, the
+// bottom queen as near a corner as possible: its long diagonal then takes a
+// square from nearly every row, and most from the top rows, where the
+// search branches most. Then, the image whose frame takes the most squares
+// from the rows searched first. Over the tasks of N=16 this visits about
+// 40% fewer nodes than the canonical image, within 6% of the best choice.
+func orient(t Task) Task {
+	best, bestScore := t, 0
+	for i, s := range Symmetries {
 		img := t.image(s)
-		fs := newFrameSearch(img)
-		inner := uint32(1)<<uint(t.N-1) - 2
-		score, rows := 0, len(fs.allowed)
-		for k, a := range fs.allowed {
-			score += bits.OnesCount32(inner&^a) * (rows - k)
-		}
-		if score > bestScore {
+		score := orientScore(img)
+		if i == 0 || score > bestScore || score == bestScore && img.key() < best.key() {
 			best, bestScore = img, score
 		}
 	}
 	return best
+}
+
+func orientScore(t Task) int {
+	fs := newFrameSearch(t)
+	inner := uint32(1)<<uint(t.N-1) - 2
+	early, rows := 0, len(fs.allowed)
+	for k, a := range fs.allowed {
+		early += bits.OnesCount32(inner&^a) * (rows - k)
+	}
+	corner := min(t.Bottom, t.N-1-t.Bottom)
+	return early - corner*1_000_000
 }
 
 // guardDepth is how many rows the search fills while checking for
@@ -137,8 +144,6 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 		ncols, nld, nrd := cols|bit, (ld|bit)<<1, (rd|bit)>>1
 		next := allowed[k+1] &^ (ncols | nld | nrd)
 		if k+2 == last {
-			// Two rows left, and at most two free squares in the first:
-			// count the ways to finish without a branch.
 			b1 := next & -next
 			b2 := next ^ b1
 			c1 := lastAllowed &^ (ncols | b1 | (nld|b1)<<1 | (nrd|b1)>>1)
@@ -146,8 +151,6 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 			total += uint64(nonZero(b1)&nonZero(c1) + nonZero(b2)&nonZero(c2))
 			continue
 		}
-		// Two rows ahead must keep a free square too, whatever the next
-		// row takes: a cheap test that prunes many dead ends early.
 		if next == 0 || allowed[k+2]&^(ncols|nld<<1|nrd>>1) == 0 {
 			continue
 		}
@@ -191,4 +194,3 @@ func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
 	walk(0, fs.cols, fs.ld, fs.rd)
 	return all, half, quarter
 }
-

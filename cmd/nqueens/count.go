@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+const (
+	maxSearchN    = solver.MaxSearchN
+	countSynopsis = "N [--workers K] [--json]"
+)
+
+// countResult is what count prints. The text form is one "key value" line
+// per field, in this order, numbers as plain digits:
+//
+//	n 12
+//	total 14200
+//	unique 1787
+//	orbit1 0
+//	orbit2 4
+//	orbit4 18
+//	orbit8 1765
+//	seconds 0.012
+//
+// orbitK is the number of symmetry classes with K members (orbit1 is 1 only
+// for N=1). --json prints the same fields as one JSON object.
+type countResult struct {
+	N int `json:"n"`
+	solver.Counts
+	Seconds float64 `json:"seconds"`
+}
+
+func runCount(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("count")
+	workers := fs.Int("workers", 0, "`K` goroutines count in parallel; 0 means one per core")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of key/value lines")
+	pos, err := parseArgs(fs, countSynopsis, args, stdout)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if *workers < 0 {
+		return usagef("--workers must be 0 (one per core) or more, got %d", *workers)
+	}
+	n, err := parseN(pos, maxSearchN, "(the largest board the search handles)")
+	if err != nil {
+		return err
+	}
+
+	start := time.Now()
+	counts, err := solver.Count(ctx, n, solver.CountOptions{Workers: *workers})
+	if err != nil {
+		return err
+	}
+	if err := counts.Check(); err != nil {
+		return err
+	}
+	res := countResult{
+		N:       n,
+		Counts:  counts,
+		Seconds: math.Round(time.Since(start).Seconds()*1e6) / 1e6,
+	}
+
+	w := bufio.NewWriter(stdout)
+	if *asJSON {
+		if err := json.NewEncoder(w).Encode(res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "n %d\n", res.N)
+		fmt.Fprintf(w, "total %d\n", res.Total)
+		fmt.Fprintf(w, "unique %d\n", res.Unique)
+		fmt.Fprintf(w, "orbit1 %d\n", res.Orbit1)
+		fmt.Fprintf(w, "orbit2 %d\n", res.Orbit2)
+		fmt.Fprintf(w, "orbit4 %d\n", res.Orbit4)
+		fmt.Fprintf(w, "orbit8 %d\n", res.Orbit8)
+		fmt.Fprintf(w, "seconds %.3f\n", res.Seconds)
+	}
+	return w.Flush()
+}

@@ -1,0 +1,224 @@
+// Command nqueens is the one binary of the N-Queens service. For now it
+// counts and lists solutions from the command line; the service commands
+// (serve, worker, migrate, precompute) come later.
+//
+// Exit codes: 0 success, 1 failure while running, 2 bad usage,
+// 130 interrupted (Ctrl-C).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// command is one subcommand: its synopsis for the usage text and the
+// function that runs it.
+type command struct {
+	name     string
+	synopsis string // arguments after the command name
+	summary  string
+	run      func(ctx context.Context, args []string, stdout io.Writer) error
+}
+
+// commands lists what exists, in the order usage shows them.
+var commands = []command{
+	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
+	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches args to a command and turns its error into a message on
+// stderr and an exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && name == "help" {
+			// "nqueens help count" is "nqueens count --help".
+			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	}
+	var cmd *command
+	for i := range commands {
+		if commands[i].name == name {
+			cmd = &commands[i]
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "nqueens: unknown command %q; commands are %s (run 'nqueens help')\n", name, commandNames())
+		return exitUsage
+	}
+	err := cmd.run(ctx, args[1:], stdout)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "nqueens %s: %s; see 'nqueens %s --help'\n", name, ue.msg, name)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "nqueens %s: interrupted\n", name)
+		return exitInterrupted
+	default:
+		fmt.Fprintf(stderr, "nqueens %s: %v\n", name, err)
+		return exitFailure
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "nqueens: N-Queens solutions, counted and listed")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  nqueens %s %s\n", c.name, c.synopsis)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'nqueens COMMAND --help' for its flags. Flags may come before or after N.")
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// usageError is bad input from the command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...)}
+}
+
+// errHelp means the command printed its help; the run succeeded.
+var errHelp = errors.New("help printed")
+
+// newFlagSet makes a FlagSet that reports nothing itself: parseArgs turns
+// its errors into one-line usage errors.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("nqueens "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+var negativeNumber = regexp.MustCompile(`^-[0-9]+$`)
+
+// parseArgs parses flags and positional arguments in any order ("count 12
+// --workers 2" and "count --workers 2 12"), which the flag package alone
+// does not: it stops at the first positional argument. Everything after
+// "--" is positional, and so is a negative number standing where a flag
+// could be, so that "count -3" says N is out of range. On --help it prints
+// the command's help to stdout and returns errHelp.
+func parseArgs(fs *flag.FlagSet, synopsis string, args []string, stdout io.Writer) ([]string, error) {
+	var pos []string
+	for i := 0; i < len(args); {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(pos, args[i+1:]...), nil
+		case a == "-" || !strings.HasPrefix(a, "-") || negativeNumber.MatchString(a):
+			pos = append(pos, a)
+			i++
+			continue
+		}
+		k := 1
+		if takesValue(fs, a) {
+			k = 2
+		}
+		err := fs.Parse(args[i:min(i+k, len(args))])
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: %s %s\n\nFlags:\n", fs.Name(), synopsis)
+			fs.VisitAll(func(f *flag.Flag) {
+				arg, text := flag.UnquoteUsage(f)
+				if arg != "" {
+					arg = " " + arg
+				}
+				fmt.Fprintf(stdout, "  --%s%s\n        %s", f.Name, arg, text)
+				if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+					fmt.Fprintf(stdout, " (default %s)", f.DefValue)
+				}
+				fmt.Fprintln(stdout)
+			})
+			return nil, errHelp
+		}
+		if err != nil {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+			return nil, usagef("%v; flags are %s", err, strings.Join(names, ", "))
+		}
+		i += k
+	}
+	return pos, nil
+}
+
+// takesValue reports whether arg is a flag of fs that takes its value from
+// the next argument ("--limit 5", not "--limit=5" nor a boolean flag).
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
+}
+
+// parseN reads the one positional argument, the board size: a whole
+// number from 1 to maxN, where why says what sets that limit.
+func parseN(pos []string, maxN int, why string) (int, error) {
+	switch len(pos) {
+	case 0:
+		return 0, usagef("missing N, the board size (a whole number from 1 to %d)", maxN)
+	case 1:
+	default:
+		return 0, usagef("want exactly one N, got %d arguments: %s", len(pos), strings.Join(pos, " "))
+	}
+	n, err := strconv.Atoi(pos[0])
+	if err != nil || n < 1 || n > maxN {
+		return 0, usagef("N must be a whole number from 1 to %d %s, got %q", maxN, why, pos[0])
+	}
+	return n, nil
+}
