@@ -59,8 +59,9 @@ func newFrameSearch(t Task) *frameSearch {
 // bottom queen as near a corner as possible: its long diagonal then takes a
 // square from nearly every row, and most from the top rows, where the
 // search branches most. Then, the image whose frame takes the most squares
-// from the rows searched first. Over the tasks of N=16 this visits about
-// 40% fewer nodes than the canonical image, within 6% of the best choice.
+// from the rows searched first. On N=16 this makes counting 1.6 times as
+// fast as searching the canonical image, and an oracle that tried all 8
+// would visit only 6% fewer nodes.
 func orient(t Task) Task {
 	best, bestScore := t, 0
 	for i, s := range Symmetries {
@@ -175,9 +176,9 @@ func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
 	walk = func(k int, cols, ld, rd uint32) {
 		if k == len(fs.allowed) {
 			all++
-			if Rot180.Apply(p).Compare(p) == 0 {
+			if fixedByHalfTurn(p) {
 				half++
-				if Rot90.Apply(p).Compare(p) == 0 {
+				if fixedByQuarterTurn(p) {
 					quarter++
 				}
 			}
@@ -193,4 +194,28 @@ func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
 	}
 	walk(0, fs.cols, fs.ld, fs.rd)
 	return all, half, quarter
+}
+
+// fixedByHalfTurn reports whether rotating p by 180° gives p, without
+// building the image.
+func fixedByHalfTurn(p Placement) bool {
+	m := len(p) - 1
+	for r, c := range p {
+		if p[m-r] != m-c {
+			return false
+		}
+	}
+	return true
+}
+
+// fixedByQuarterTurn reports whether rotating p by 90° gives p: the queen
+// (r, c) must map to (c, N-1-r), which is a queen when p[c] = N-1-r.
+func fixedByQuarterTurn(p Placement) bool {
+	m := len(p) - 1
+	for r, c := range p {
+		if p[c] != m-r {
+			return false
+		}
+	}
+	return true
 }
