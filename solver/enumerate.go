@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"context"
 	"iter"
+	"slices"
 	"math/bits"
 )
 
@@ -49,44 +51,60 @@ func UniqueDescending(n int, before Placement) iter.Seq[Placement] {
 // After returns up to k solutions of N strictly after p, in ascending
 // order: the next page after a cursor. An empty p starts at the beginning.
 func After(n int, p Placement, k int) ([]Placement, error) {
-	return take(n, k, Ascending(n, p), false)
+	return Page(context.Background(), PageQuery{N: n, Cursor: p, Limit: k})
 }
 
 // Before returns up to k solutions of N strictly before p: the page that
 // ends just before a cursor, in ascending order like every page. An empty
 // p ends at the last solution.
 func Before(n int, p Placement, k int) ([]Placement, error) {
-	return take(n, k, Descending(n, p), true)
+	return Page(context.Background(), PageQuery{N: n, Cursor: p, Limit: k, Backward: true})
 }
 
 // UniqueAfter is After restricted to canonical solutions.
 func UniqueAfter(n int, p Placement, k int) ([]Placement, error) {
-	return take(n, k, UniqueAscending(n, p), false)
+	return Page(context.Background(), PageQuery{N: n, Cursor: p, Limit: k, Unique: true})
 }
 
 // UniqueBefore is Before restricted to canonical solutions.
 func UniqueBefore(n int, p Placement, k int) ([]Placement, error) {
-	return take(n, k, UniqueDescending(n, p), true)
+	return Page(context.Background(), PageQuery{N: n, Cursor: p, Limit: k, Backward: true, Unique: true})
 }
 
-func take(n, k int, seq iter.Seq[Placement], reverse bool) ([]Placement, error) {
-	if err := checkN(n); err != nil {
+// PageQuery asks for one page of solutions next to a cursor placement.
+type PageQuery struct {
+	N        int
+	Cursor   Placement // exclusive bound; empty: from the start (or the end, going backward)
+	Limit    int       // at most this many placements
+	Backward bool      // the page before the cursor instead of after it
+	Unique   bool      // canonical solutions only
+}
+
+// Page returns the page q asks for, in ascending order. Far into a large
+// board a page can take long to find (unique pages of N ≥ 20 especially):
+// Page stops with ctx's error when ctx is done, so callers can bound it.
+func Page(ctx context.Context, q PageQuery) ([]Placement, error) {
+	if err := checkN(q.N); err != nil {
 		return nil, err
 	}
 	var out []Placement
-	if k <= 0 {
+	if q.Limit <= 0 {
 		return out, nil
 	}
-	for p := range seq {
+	w := walk{n: q.N, bound: q.Cursor, bounded: len(q.Cursor) > 0, desc: q.Backward, unique: q.Unique, ctx: ctx}
+	for p := range walkSeq(w) {
 		out = append(out, p.Clone())
-		if len(out) == k {
+		if len(out) == q.Limit {
 			break
 		}
 	}
-	if reverse {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
+	if len(out) < q.Limit {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+	}
+	if q.Backward {
+		slices.Reverse(out)
 	}
 	return out, nil
 }
@@ -102,10 +120,12 @@ type walk struct {
 	desc    bool
 	unique  bool // only canonical solutions
 
+	ctx     context.Context // checked every few thousand nodes; nil: never
 	mask    uint32
 	p       Placement
 	yield   func(Placement) bool
 	stopped bool
+	nodes   uint64
 }
 
 func walkSeq(w walk) iter.Seq[Placement] {
@@ -124,14 +144,17 @@ func walkSeq(w walk) iter.Seq[Placement] {
 // row tries every allowed column of row r. tight means the rows above equal
 // the bound's, so this row may not go past the bound's column.
 func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
+	if w.nodes++; w.nodes&(1<<14-1) == 1 && w.ctx != nil && w.ctx.Err() != nil {
+		w.stopped = true
+		return
+	}
+	n := w.n
 	avail := w.mask &^ (cols | ld | rd)
 	if r < len(w.fixed) {
 		avail &= 1 << uint(w.fixed[r])
 	}
-	if r == 0 && w.unique {
-		// A canonical placement is no larger than its mirror image, so its
-		// first queen is in the left half.
-		avail &= uint32(1)<<uint((w.n+1)/2) - 1
+	if w.unique {
+		avail &= w.canonicalMask(r)
 	}
 	bc := -1 // the bound's column in this row, when tight
 	if tight {
@@ -142,7 +165,7 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 				return
 			}
 			tight = false
-		} else if bc = w.bound[r]; bc < 0 || bc >= w.n {
+		} else if bc = w.bound[r]; bc < 0 || bc >= n {
 			// A column off the board: every real column is on one side.
 			if (bc < 0) != w.desc {
 				tight = false
@@ -155,7 +178,7 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 			avail &^= uint32(1)<<uint(bc) - 1 // columns ≥ bc
 		}
 	}
-	last := r == w.n-1
+	last := r == n-1
 	for avail != 0 && !w.stopped {
 		var c int
 		if w.desc {
@@ -170,7 +193,7 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 		if last {
 			// t: the solution equals the bound's first N rows. It is beyond
 			// the bound only when the bound is longer (a descending walk).
-			if t && !(w.desc && len(w.bound) > w.n) || w.unique && !IsCanonical(w.p) {
+			if t && !(w.desc && len(w.bound) > n) || w.unique && !IsCanonical(w.p) {
 				continue
 			}
 			if !w.yield(w.p) {
@@ -178,6 +201,33 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 			}
 			continue
 		}
-		w.row(r+1, cols|bit, (ld|bit)<<1, (rd|bit)>>1, t)
+		nc, nl, nr := cols|bit, (ld|bit)<<1, (rd|bit)>>1
+		// Look ahead: the next two rows must keep a free square.
+		if w.mask&^(nc|nl|nr) == 0 || r+2 < n && w.mask&^(nc|nl<<1|nr>>1) == 0 {
+			continue
+		}
+		w.row(r+1, nc, nl, nr, t)
 	}
+}
+
+// canonicalMask returns the squares of row r that a canonical placement
+// may use. Its first queen, at column t, is no further from a corner than
+// any queen on the board's edge is from its nearest corner (else an image
+// would start with a smaller column): so the first half-row only, the edge
+// columns only in rows t..N-1-t, and the last row only in columns t..N-1-t.
+// IsCanonical settles the ties at the end.
+func (w *walk) canonicalMask(r int) uint32 {
+	n := w.n
+	if r == 0 {
+		return uint32(1)<<uint((n+1)/2) - 1
+	}
+	t := w.p[0]
+	m := w.mask
+	if r < t || r > n-1-t {
+		m &^= 1 | 1<<uint(n-1)
+	}
+	if r == n-1 {
+		m &= (uint32(1)<<uint(n-t) - 1) &^ (uint32(1)<<uint(t) - 1)
+	}
+	return m
 }

@@ -1,6 +1,8 @@
 package solver_test
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -208,5 +210,17 @@ func TestPagesRejectBadN(t *testing.T) {
 		if _, err := solver.Tasks(n); err == nil {
 			t.Errorf("Tasks(N=%d) gave no error", n)
 		}
+	}
+}
+
+func TestPageStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// The last unique page of N=30 is far beyond any budget: only the
+	// cancelled context lets this return.
+	_, err := solver.Page(ctx, solver.PageQuery{N: 30, Cursor: solver.Placement{14}, Limit: 10, Unique: true})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
