@@ -3,8 +3,8 @@ package solver
 import (
 	"context"
 	"iter"
-	"slices"
 	"math/bits"
+	"slices"
 )
 
 // The functions here list solutions in lexicographic order of their
