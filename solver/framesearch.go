@@ -145,6 +145,9 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 		ncols, nld, nrd := cols|bit, (ld|bit)<<1, (rd|bit)>>1
 		next := allowed[k+1] &^ (ncols | nld | nrd)
 		if k+2 == last {
+			// Two rows left, and at most two free squares in the first
+			// (only two columns are free): count the ways to finish
+			// without a branch.
 			b1 := next & -next
 			b2 := next ^ b1
 			c1 := lastAllowed &^ (ncols | b1 | (nld|b1)<<1 | (nrd|b1)>>1)
@@ -152,6 +155,8 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 			total += uint64(nonZero(b1)&nonZero(c1) + nonZero(b2)&nonZero(c2))
 			continue
 		}
+		// The next row, and the one after whatever the next takes, must
+		// keep a free square: a cheap test that prunes most dead ends.
 		if next == 0 || allowed[k+2]&^(ncols|nld<<1|nrd>>1) == 0 {
 			continue
 		}
