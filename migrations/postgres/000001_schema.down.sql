@@ -1,0 +1,3 @@
+DROP TABLE solutions;
+DROP TABLE chunks;
+DROP TABLE boards;

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// BoardState is where a board is in its life: pending → running → done,
+// or failed (and back to running when planned again).
+type BoardState string
+
+// The four states; they are also the values of boards.state in SQL.
+const (
+	Pending BoardState = "pending" // requested, not yet planned
+	Running BoardState = "running" // planned: chunks are being computed
+	Done    BoardState = "done"    // every chunk written, counts final
+	Failed  BoardState = "failed"  // given up; LastError says why
+)
+
+// Board is the row of one board size N: what has been computed, how far,
+// and how long it took.
+type Board struct {
+	N     int
+	State BoardState
+	// StoresSolutions is false for boards that keep counts only (beyond the
+	// storage limit).
+	StoresSolutions bool
+	// Counts are nil until the board is done.
+	Counts *solver.Counts
+
+	// The plan: chunks are the placements of the first ChunkDepth rows.
+	// Zero while pending.
+	ChunkDepth  int
+	ChunksTotal int
+	// Progress, kept by WriteChunk in the same transaction as each chunk.
+	ChunksDone    int
+	SolutionsDone uint64
+
+	StartedAt  time.Time     // when first planned; zero while pending
+	FinishedAt time.Time     // zero until done
+	Duration   time.Duration // FinishedAt − StartedAt; zero until done
+	// SolverVersion names the solver that computed it, from the plan.
+	SolverVersion string
+	// LastError is the reason given to FailBoard; empty otherwise.
+	LastError string
+	UpdatedAt time.Time
+}
+
+// BoardPlan is how a board is to be computed.
+type BoardPlan struct {
+	N int
+	// ChunkDepth is the prefix length of the chunks (0..N), usually
+	// solver.DefaultChunkDepth(N). The store makes the chunk rows with
+	// solver.Chunks(N, ChunkDepth).
+	ChunkDepth      int
+	StoresSolutions bool
+	SolverVersion   string
+}
+
+// ChunkRecord is the row of one chunk of a board.
+type ChunkRecord struct {
+	N int
+	// Index is the chunk's position among the board's chunks, 0-based, in
+	// lexicographic order of prefixes (the order of solver.Chunks).
+	Index  int
+	Prefix solver.Placement
+	// Counts are nil until the chunk is done: Total is its solutions,
+	// Unique and the Orbit fields count its canonical solutions.
+	Counts *solver.Counts
+	DoneAt time.Time // zero until done
+}

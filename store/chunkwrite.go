@@ -1,0 +1,199 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"iter"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// ChunkWrite is one computed chunk, ready to be stored.
+type ChunkWrite struct {
+	Chunk solver.Chunk
+	// Solutions yields the chunk's solutions in ascending order, as
+	// Chunk.Solutions does. The store derives the chunk's counts from them
+	// and, when the board stores solutions, writes them. Required for a
+	// board that stores solutions.
+	Solutions iter.Seq[solver.Placement]
+	// Counts are the chunk's counts (see ChunkRecord) when Solutions is nil:
+	// a board that keeps counts only can count without enumerating.
+	Counts solver.Counts
+}
+
+// CheckChunkWrite checks a chunk write before the database is touched: a
+// board size in range, a prefix of queens that do not attack each other,
+// and counts that add up when they are given instead of solutions.
+func CheckChunkWrite(w ChunkWrite) error {
+	if err := CheckN(w.Chunk.N); err != nil {
+		return err
+	}
+	if err := w.Chunk.Validate(); err != nil {
+		return Errorf(EINVALID, "%v", err)
+	}
+	if w.Solutions == nil {
+		return CheckChunkCounts(w.Chunk, w.Counts)
+	}
+	return nil
+}
+
+// CheckChunkCounts checks counts given for a chunk without its solutions:
+// its classes must add up to its unique count, which cannot exceed its
+// total. (The full check, solver.Counts.Check, holds only for a whole
+// board: a class's members lie in several chunks.)
+func CheckChunkCounts(ch solver.Chunk, c solver.Counts) error {
+	if c.Orbit1+c.Orbit2+c.Orbit4+c.Orbit8 != c.Unique || c.Unique > c.Total || c.Total >= 1<<63 {
+		return Errorf(EINVALID, "chunk %v: counts do not add up: %+v", ch, c)
+	}
+	return nil
+}
+
+// CheckChunkTarget checks that the chunk's board, in state with
+// storesSolutions, takes the write of a chunk that is not done yet.
+func CheckChunkTarget(w ChunkWrite, state BoardState, storesSolutions bool) error {
+	switch {
+	case state != Running:
+		return Errorf(ECONFLICT, "N=%d is %s; chunks are written while it runs", w.Chunk.N, state)
+	case storesSolutions && w.Solutions == nil:
+		return Errorf(EINVALID, "N=%d stores its solutions: %v needs them, not only counts", w.Chunk.N, w.Chunk)
+	}
+	return nil
+}
+
+// Row is one solution as a backend writes it.
+type Row struct {
+	Key       []byte // the placement, one byte per row; reused by the next row
+	Canonical bool
+	OrbitSize int
+}
+
+// ChunkRows reads a ChunkWrite's solutions as rows, pull-style (a COPY
+// stream takes rows as it needs them; a loop works as well). It checks that every
+// solution belongs to the chunk and comes after the previous one, so a
+// wiring mistake cannot store a row under the wrong chunk or twice, and it
+// counts what it read. It stops with the context's error when ctx ends.
+//
+//	rows := store.NewChunkRows(ctx, w)
+//	defer rows.Close()
+//	for rows.Next() { use(rows.Row()) }
+//	if rows.Err() != nil { ... }
+//	counts := rows.Counts()
+type ChunkRows struct {
+	ctx    context.Context
+	n      int
+	prefix []byte
+	next   func() (solver.Placement, bool)
+	stop   func()
+	row    Row
+	prev   []byte
+	read   int
+	counts solver.Counts
+	err    error
+}
+
+// ctxCheckEvery is how many rows ChunkRows reads between looks at its
+// context: often enough to stop within a millisecond, rarely enough to cost
+// nothing.
+const ctxCheckEvery = 256
+
+// NewChunkRows starts reading w.Solutions, which must not be nil.
+func NewChunkRows(ctx context.Context, w ChunkWrite) *ChunkRows {
+	next, stop := iter.Pull(w.Solutions)
+	n := w.Chunk.N
+	return &ChunkRows{
+		ctx:    ctx,
+		n:      n,
+		prefix: w.Chunk.Prefix.Bytes(),
+		next:   next,
+		stop:   stop,
+		row:    Row{Key: make([]byte, n)},
+		prev:   make([]byte, n),
+	}
+}
+
+// Next reads the next row; false at the end or on an error (see Err).
+func (r *ChunkRows) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	if r.read%ctxCheckEvery == 0 {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	p, ok := r.next()
+	if !ok {
+		return false
+	}
+	if len(p) != r.n {
+		r.err = Errorf(EINVALID, "chunk %v: a solution has %d rows, want %d", r.chunk(), len(p), r.n)
+		return false
+	}
+	key := r.row.Key
+	for i, c := range p {
+		if c < 0 || c >= r.n {
+			r.err = Errorf(EINVALID, "chunk %v: solution %v has a column outside 0..%d", r.chunk(), p, r.n-1)
+			return false
+		}
+		key[i] = byte(c)
+	}
+	if !bytes.HasPrefix(key, r.prefix) {
+		r.err = Errorf(EINVALID, "chunk %v: solution %v does not start with the chunk's prefix", r.chunk(), p)
+		return false
+	}
+	if r.read > 0 && bytes.Compare(key, r.prev) <= 0 {
+		r.err = Errorf(EINVALID, "chunk %v: solution %v is not after the previous one (solutions must come in ascending order, once each)", r.chunk(), p)
+		return false
+	}
+	copy(r.prev, key)
+	r.read++
+
+	r.row.Canonical = solver.IsCanonical(p)
+	r.row.OrbitSize = orbitSize(p)
+	r.counts.Total++
+	if r.row.Canonical {
+		r.counts.Unique++
+		switch r.row.OrbitSize {
+		case 1:
+			r.counts.Orbit1++
+		case 2:
+			r.counts.Orbit2++
+		case 4:
+			r.counts.Orbit4++
+		default:
+			r.counts.Orbit8++
+		}
+	}
+	return true
+}
+
+func (r *ChunkRows) chunk() solver.Chunk {
+	return solver.Chunk{N: r.n, Prefix: solver.FromBytes(r.prefix)}
+}
+
+// Row is the row Next read. Its Key is overwritten by the next call.
+func (r *ChunkRows) Row() Row { return r.row }
+
+// Err is why Next stopped early, or nil at the end of the solutions.
+func (r *ChunkRows) Err() error { return r.err }
+
+// Counts are the counts of the rows read so far: after the last row, the
+// chunk's counts.
+func (r *ChunkRows) Counts() solver.Counts { return r.counts }
+
+// Close stops the solutions iterator.
+func (r *ChunkRows) Close() { r.stop() }
+
+// orbitSize is solver.OrbitSize without its allocations for the common
+// case: a solution that a half turn changes has a class of 8. Bulk loads
+// classify millions of rows, and only a few in a thousand are symmetric.
+func orbitSize(p solver.Placement) int {
+	n := len(p)
+	for r, c := range p {
+		if p[n-1-r] != n-1-c {
+			return 8
+		}
+	}
+	return solver.OrbitSize(p)
+}

@@ -1,0 +1,288 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// boardColumns is the column list scanBoard reads.
+const boardColumns = `n, state, stores_solutions,
+	total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes,
+	chunk_depth, chunks_total, chunks_done, solutions_done,
+	started_at, finished_at, duration_seconds, solver_version, last_error, updated_at`
+
+func scanBoard(row pgx.Row) (store.Board, error) {
+	var (
+		b                   store.Board
+		state               string
+		counts              store.CountColumns
+		solutionsDone       int64
+		started, finished   *time.Time
+		duration            *float64
+		lastError           *string
+		n, depth            int16
+		chunksTot, chunksOK int32
+	)
+	dest := append([]any{&n, &state, &b.StoresSolutions}, counts.Dest()...)
+	dest = append(dest, &depth, &chunksTot, &chunksOK, &solutionsDone,
+		&started, &finished, &duration, &b.SolverVersion, &lastError, &b.UpdatedAt)
+	if err := row.Scan(dest...); err != nil {
+		return store.Board{}, err
+	}
+	b.N, b.State, b.Counts = int(n), store.BoardState(state), counts.Counts()
+	b.ChunkDepth, b.ChunksTotal, b.ChunksDone = int(depth), int(chunksTot), int(chunksOK)
+	b.SolutionsDone = uint64(solutionsDone)
+	if started != nil {
+		b.StartedAt = started.UTC()
+	}
+	if finished != nil {
+		b.FinishedAt = finished.UTC()
+	}
+	if duration != nil {
+		b.Duration = time.Duration(*duration * float64(time.Second))
+	}
+	if lastError != nil {
+		b.LastError = *lastError
+	}
+	b.UpdatedAt = b.UpdatedAt.UTC()
+	return b, nil
+}
+
+// Board returns the row of N.
+func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, err
+	}
+	return board(ctx, s.pool, n, "")
+}
+
+// querier is what pool and transaction have in common.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// board reads the row of N, with lock appended to the query (e.g. FOR
+// UPDATE) when not empty.
+func board(ctx context.Context, q querier, n int, lock string) (store.Board, error) {
+	b, err := scanBoard(q.QueryRow(ctx, `SELECT `+boardColumns+` FROM boards WHERE n = $1 `+lock, n))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
+	}
+	return b, translate(err)
+}
+
+// Boards returns every board row by ascending N.
+func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Board, error) { return scanBoard(r) })
+	return out, translate(err)
+}
+
+// RequestBoard inserts a pending row for N unless it has one.
+func (s *Store) RequestBoard(ctx context.Context, n int) (store.Board, bool, error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, false, err
+	}
+	b, err := scanBoard(s.pool.QueryRow(ctx,
+		`INSERT INTO boards (n) VALUES ($1) ON CONFLICT (n) DO NOTHING RETURNING `+boardColumns, n))
+	if errors.Is(err, pgx.ErrNoRows) {
+		b, err = board(ctx, s.pool, n, "")
+		return b, false, err
+	}
+	return b, err == nil, translate(err)
+}
+
+// PlanBoard claims a board for computing; see store.Store.
+func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Board, claimed bool, err error) {
+	if err := store.CheckPlan(plan); err != nil {
+		return store.Board{}, false, err
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		// A pending row first, so that concurrent planners meet on the row
+		// lock below instead of racing to insert.
+		if _, err := tx.Exec(ctx, `INSERT INTO boards (n) VALUES ($1) ON CONFLICT (n) DO NOTHING`, plan.N); err != nil {
+			return err
+		}
+		if b, err = board(ctx, tx, plan.N, "FOR UPDATE"); err != nil {
+			return err
+		}
+		step, err := store.DecidePlan(b, plan)
+		switch {
+		case err != nil || step == store.KeepBoard:
+			return err
+		case step == store.ResumeBoard:
+			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
+				SET state = 'running', last_error = NULL, solver_version = $2, updated_at = now()
+				WHERE n = $1 RETURNING `+boardColumns, plan.N, plan.SolverVersion))
+			claimed = err == nil
+			return err
+		}
+		chunks, err := solver.Chunks(plan.N, plan.ChunkDepth)
+		if err != nil {
+			return store.Errorf(store.EINVALID, "%v", err)
+		}
+		b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
+			SET state = 'running', stores_solutions = $2, chunk_depth = $3, chunks_total = $4,
+			    solver_version = $5, started_at = now(), updated_at = now()
+			WHERE n = $1 RETURNING `+boardColumns,
+			plan.N, plan.StoresSolutions, plan.ChunkDepth, len(chunks), plan.SolverVersion))
+		if err != nil {
+			return err
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"n", "idx", "prefix"},
+			pgx.CopyFromSlice(len(chunks), func(i int) ([]any, error) {
+				return []any{plan.N, i, chunks[i].Prefix.Bytes()}, nil
+			}))
+		claimed = err == nil
+		return err
+	})
+	if err != nil {
+		return store.Board{}, false, err
+	}
+	return b, claimed, nil
+}
+
+// Chunks returns the chunk rows of N in order.
+func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
+	if err := store.CheckN(n); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT idx, prefix,
+		total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes, done_at
+		FROM chunks WHERE n = $1 ORDER BY idx`, n)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.ChunkRecord, error) {
+		c := store.ChunkRecord{N: n}
+		var prefix []byte
+		var counts store.CountColumns
+		var doneAt *time.Time
+		dest := append([]any{&c.Index, &prefix}, counts.Dest()...)
+		err := r.Scan(append(dest, &doneAt)...)
+		c.Prefix, c.Counts = solver.FromBytes(prefix), counts.Counts()
+		if doneAt != nil {
+			c.DoneAt = doneAt.UTC()
+		}
+		return c, err
+	})
+	if err != nil {
+		return nil, translate(err)
+	}
+	if len(out) == 0 {
+		// A pending board has no chunks yet; an unknown one is not found.
+		if _, err := board(ctx, s.pool, n, ""); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// FinishBoard marks a board done with counts summed from its chunks.
+func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, err
+	}
+	var b store.Board
+	var inconsistent error
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if b, err = board(ctx, tx, n, "FOR UPDATE"); err != nil {
+			return err
+		}
+		if err := store.CheckFinish(b); err != nil || b.State == store.Done {
+			return err
+		}
+		var doneChunks int
+		var counts store.CountColumns
+		err = tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE done_at IS NOT NULL),
+			sum(total_solutions), sum(unique_solutions),
+			sum(orbit1_classes), sum(orbit2_classes), sum(orbit4_classes), sum(orbit8_classes)
+			FROM chunks WHERE n = $1`, n).Scan(append([]any{&doneChunks}, counts.Dest()...)...)
+		if err != nil {
+			return err
+		}
+		var total solver.Counts
+		if total, inconsistent = store.CheckSums(b, doneChunks, counts.Counts()); inconsistent != nil {
+			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards SET state = 'failed', last_error = $2, updated_at = now()
+				WHERE n = $1 RETURNING `+boardColumns, n, inconsistent.Error()))
+			return err
+		}
+		// Prefix sums: the solutions (and canonical ones) in all chunks
+		// before each chunk, for SolutionAt and Rank.
+		if _, err := tx.Exec(ctx, `UPDATE chunks AS c
+			SET solutions_before = s.solutions_before, unique_before = s.unique_before
+			FROM (SELECT idx,
+			             sum(total_solutions) OVER w - total_solutions AS solutions_before,
+			             sum(unique_solutions) OVER w - unique_solutions AS unique_before
+			      FROM chunks WHERE n = $1 WINDOW w AS (ORDER BY idx)) AS s
+			WHERE c.n = $1 AND c.idx = s.idx`, n); err != nil {
+			return err
+		}
+		args := append([]any{n}, store.CountArgs(total)...)
+		b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
+			SET state = 'done', total_solutions = $2, unique_solutions = $3,
+			    orbit1_classes = $4, orbit2_classes = $5, orbit4_classes = $6, orbit8_classes = $7,
+			    finished_at = now(), duration_seconds = extract(epoch FROM now() - started_at),
+			    last_error = NULL, updated_at = now()
+			WHERE n = $1 RETURNING `+boardColumns, args...))
+		return err
+	})
+	if err != nil {
+		return store.Board{}, err
+	}
+	if inconsistent != nil {
+		return b, inconsistent
+	}
+	return b, nil
+}
+
+// FailBoard marks a board failed.
+func (s *Store) FailBoard(ctx context.Context, n int, reason string) (store.Board, error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, err
+	}
+	if err := store.CheckReason(reason); err != nil {
+		return store.Board{}, err
+	}
+	b, err := scanBoard(s.pool.QueryRow(ctx, `UPDATE boards SET state = 'failed', last_error = $2, updated_at = now()
+		WHERE n = $1 AND state <> 'done' RETURNING `+boardColumns, n, reason))
+	if errors.Is(err, pgx.ErrNoRows) {
+		// No row, or a done one.
+		if _, err := board(ctx, s.pool, n, ""); err != nil {
+			return store.Board{}, err
+		}
+		return store.Board{}, store.Errorf(store.ECONFLICT, "N=%d is done; a done board cannot fail", n)
+	}
+	return b, translate(err)
+}
+
+// inTx runs f in a transaction, committing when it returns nil. Errors are
+// translated.
+func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	// A rollback after a commit does nothing; after a cancel it must still
+	// reach the server (or close the connection, which also rolls back).
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := f(tx); err != nil {
+		// A cancelled context can surface as a driver error (a closed
+		// connection); keep the cancellation findable with errors.Is.
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = errors.Join(ctxErr, err)
+		}
+		return translate(err)
+	}
+	return translate(tx.Commit(ctx))
+}

@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/nqueens/nqueens/store"
+)
+
+// translate turns driver errors into store errors where callers can act on
+// them: an unreachable or refusing server is EUNAVAILABLE, a unique
+// violation ECONFLICT. Store errors and the caller's context errors pass
+// through; anything else stays as it is (EINTERNAL to store.ErrorCode).
+func translate(err error) error {
+	var se *store.Error
+	var connect *pgconn.ConnectError
+	var pgErr *pgconn.PgError
+	var netErr *net.OpError
+	switch {
+	case err == nil, errors.As(err, &se), errors.Is(err, context.Canceled):
+		return err
+	case errors.As(err, &connect):
+		return &store.Error{Code: store.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: err}
+	case errors.As(err, &pgErr) && unavailable(pgErr.Code):
+		return &store.Error{Code: store.EUNAVAILABLE, Message: "Postgres is not available", Err: err}
+	case errors.As(err, &pgErr) && pgErr.Code == "23505": // unique_violation
+		return &store.Error{Code: store.ECONFLICT, Message: "the row exists already", Err: err}
+	case errors.As(err, &netErr):
+		return &store.Error{Code: store.EUNAVAILABLE, Message: "lost the connection to Postgres", Err: err}
+	}
+	return err
+}
+
+// unavailable reports whether a Postgres error code means the server
+// cannot serve now, rather than that the request was wrong.
+func unavailable(code string) bool {
+	switch code {
+	case "53300", // too_many_connections
+		"57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+		return true
+	}
+	return strings.HasPrefix(code, "08") // connection_exception
+}

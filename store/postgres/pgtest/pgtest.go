@@ -1,0 +1,80 @@
+// Package pgtest gives tests a Postgres schema of their own on the test
+// server named by NQUEENS_TEST_DATABASE_URL. Without that variable the
+// tests skip, unless NQUEENS_REQUIRE_POSTGRES=1 (as .ci/run sets it) makes
+// that a failure.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ServerURL is the test server's URL, or a skip (or failure) without one.
+func ServerURL(tb testing.TB) string {
+	tb.Helper()
+	u := os.Getenv("NQUEENS_TEST_DATABASE_URL")
+	if u == "" {
+		if os.Getenv("NQUEENS_REQUIRE_POSTGRES") == "1" {
+			tb.Fatal("NQUEENS_REQUIRE_POSTGRES=1 but NQUEENS_TEST_DATABASE_URL is unset")
+		}
+		tb.Skip("NQUEENS_TEST_DATABASE_URL is unset: skipping the Postgres tests")
+	}
+	return u
+}
+
+// Schema creates a uniquely named, empty schema on the test server, dropped
+// with everything in it when the test ends, and returns a URL whose
+// connections use it (search_path) and its name. A schema is much cheaper
+// than a database, so every test can have its own.
+func Schema(tb testing.TB) (schemaURL, schema string) {
+	tb.Helper()
+	schemaURL, schema, drop, err := NewSchema(tb.Context(), ServerURL(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := drop(context.Background()); err != nil {
+			tb.Error(err)
+		}
+	})
+	return schemaURL, schema
+}
+
+// NewSchema is Schema for a caller that decides itself when to drop it
+// (e.g. data shared by several benchmarks).
+func NewSchema(ctx context.Context, serverURL string) (schemaURL, schema string, drop func(context.Context) error, err error) {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("NQUEENS_TEST_DATABASE_URL must be a postgres:// URL: %w", err)
+	}
+	// Lower case: search_path takes it unquoted.
+	schema = "nqt_" + strings.ToLower(rand.Text()[:16])
+	quoted := pgx.Identifier{schema}.Sanitize()
+	if err := exec(ctx, serverURL, "CREATE SCHEMA "+quoted); err != nil {
+		return "", "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema) // pgx sends parameters it does not know as settings
+	u.RawQuery = q.Encode()
+	drop = func(ctx context.Context) error { return exec(ctx, serverURL, "DROP SCHEMA "+quoted+" CASCADE") }
+	return u.String(), schema, drop, nil
+}
+
+func exec(ctx context.Context, serverURL, sql string) error {
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return fmt.Errorf("connecting to the test server: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("%s: %w", sql, err)
+	}
+	return nil
+}

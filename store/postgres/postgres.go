@@ -1,0 +1,112 @@
+// Package postgres is the Postgres backend of store.Store, over a pgx v5
+// connection pool. Bulk writes use COPY; pages are keyset range scans of
+// the (n, placement) primary key or of the partial index on canonical
+// solutions.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/store"
+)
+
+// Config says how to open the store.
+type Config struct {
+	// URL is a postgres:// connection URL. Parameters that pgx does not know,
+	// such as search_path, are sent to the server as run-time settings.
+	URL string
+	// SkipMigrations leaves the schema as it is; by default Open applies
+	// the migrations not yet applied.
+	SkipMigrations bool
+	// MaxConns bounds the pool; 0 keeps pgx's default (4 or the number of
+	// CPUs, whichever is larger).
+	MaxConns int32
+}
+
+// Store is the Postgres store.Store.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects, checks that the server answers (EUNAVAILABLE when it does
+// not) and applies the migrations unless told not to.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "bad Postgres URL: %v", err)
+	}
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, translate(err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, translate(err)
+	}
+	if !cfg.SkipMigrations {
+		if err := migrateUp(pc.ConnConfig); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	return &Store{pool: pool}, nil
+}
+
+func migrateUp(cc *pgx.ConnConfig) error {
+	m, err := newMigrator(cc)
+	if err != nil {
+		return err
+	}
+	return errors.Join(m.Up(), m.Close())
+}
+
+// NewMigrator returns a migrator for the database at url; closing it closes
+// its connection.
+func NewMigrator(url string) (*migrations.Migrator, error) {
+	cc, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "bad Postgres URL: %v", err)
+	}
+	return newMigrator(cc)
+}
+
+func newMigrator(cc *pgx.ConnConfig) (*migrations.Migrator, error) {
+	// golang-migrate drives database/sql; pgx's stdlib adapter gives it a
+	// database/sql handle with the same settings (search_path included).
+	db := stdlib.OpenDB(*cc)
+	drv, err := pgxmigrate.WithInstance(db, &pgxmigrate.Config{})
+	if err != nil {
+		db.Close()
+		return nil, translate(fmt.Errorf("migrations: %w", err))
+	}
+	m, err := migrations.New(migrations.Postgres, drv)
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Ping checks that the server answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return translate(s.pool.Ping(ctx))
+}
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}

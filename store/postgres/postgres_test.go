@@ -1,0 +1,90 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/storetest"
+)
+
+func open(tb testing.TB, u string, skipMigrations bool) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(tb.Context(), postgres.Config{URL: u, SkipMigrations: skipMigrations})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newTestDatabase(t *testing.T) storetest.Database {
+	u, _ := pgtest.Schema(t)
+	return storetest.Database{
+		Open: func(t *testing.T, skipMigrations bool) store.Store { return open(t, u, skipMigrations) },
+		Migrator: func(t *testing.T) *migrations.Migrator {
+			m, err := postgres.NewMigrator(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { m.Close() })
+			return m
+		},
+	}
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, storetest.Backend{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
+}
+
+// TestWriteChunkInTx checks that inTx gets the pgx transaction of the
+// chunk's own writes: it sees the chunk done before the commit.
+func TestWriteChunkInTx(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	s := open(t, u, false)
+	ctx := t.Context()
+	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	c := solver.Chunk{N: 6, Prefix: solver.Placement{1}}
+	_, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, func(ctx context.Context, tx any) error {
+		pgtx, ok := tx.(pgx.Tx)
+		if !ok {
+			return fmt.Errorf("inTx got a %T, want a pgx.Tx", tx)
+		}
+		var done bool
+		var rows int
+		err := pgtx.QueryRow(ctx, `SELECT done_at IS NOT NULL, (SELECT count(*) FROM solutions WHERE n = 6)
+			FROM chunks WHERE n = 6 AND prefix = '\x01'`).Scan(&done, &rows)
+		if err == nil && (!done || rows != 1) {
+			err = fmt.Errorf("inside the transaction: chunk done %t, %d rows; want done and its one solution", done, rows)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnavailable checks that a server that cannot be reached is
+// EUNAVAILABLE.
+func TestUnavailable(t *testing.T) {
+	t.Parallel()
+	// Port 1 on the loopback: nothing listens there, the refusal is immediate.
+	_, err := postgres.Open(t.Context(), postgres.Config{URL: "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable&connect_timeout=5"})
+	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
+		t.Errorf("Open of an unreachable server: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+	}
+	_, err = postgres.Open(t.Context(), postgres.Config{URL: "mysql://nope"})
+	if code := store.ErrorCode(err); code != store.EINVALID {
+		t.Errorf("Open with a bad URL: %q (%v), want %q", code, err, store.EINVALID)
+	}
+}

@@ -1,0 +1,292 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// boardColumns is the column list scanBoard reads.
+const boardColumns = `n, state, stores_solutions,
+	total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes,
+	chunk_depth, chunks_total, chunks_done, solutions_done,
+	started_at, finished_at, duration_seconds, solver_version, last_error, updated_at`
+
+// scanner is what *sql.Row and *sql.Rows have in common.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanBoard(row scanner) (store.Board, error) {
+	var (
+		b                          store.Board
+		state                      string
+		counts                     store.CountColumns
+		solutionsDone              int64
+		started, finished, updated sql.NullString
+		duration                   sql.NullFloat64
+		lastError                  sql.NullString
+	)
+	dest := append([]any{&b.N, &state, &b.StoresSolutions}, counts.Dest()...)
+	dest = append(dest, &b.ChunkDepth, &b.ChunksTotal, &b.ChunksDone, &solutionsDone,
+		&started, &finished, &duration, &b.SolverVersion, &lastError, &updated)
+	if err := row.Scan(dest...); err != nil {
+		return store.Board{}, err
+	}
+	b.State, b.Counts, b.SolutionsDone = store.BoardState(state), counts.Counts(), uint64(solutionsDone)
+	b.Duration = time.Duration(duration.Float64 * float64(time.Second))
+	b.LastError = lastError.String
+	var err error
+	if b.StartedAt, err = parseTime(started); err == nil {
+		if b.FinishedAt, err = parseTime(finished); err == nil {
+			b.UpdatedAt, err = parseTime(updated)
+		}
+	}
+	return b, err
+}
+
+// querier is what the pools and a transaction have in common.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// board reads the row of N.
+func board(ctx context.Context, q querier, n int) (store.Board, error) {
+	b, err := scanBoard(q.QueryRowContext(ctx, `SELECT `+boardColumns+` FROM boards WHERE n = ?`, n))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
+	}
+	return b, translate(err)
+}
+
+// Board returns the row of N.
+func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, err
+	}
+	return board(ctx, s.reader, n)
+}
+
+// Boards returns every board row by ascending N.
+func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []store.Board
+	for rows.Next() {
+		b, err := scanBoard(rows)
+		if err != nil {
+			return nil, translate(err)
+		}
+		out = append(out, b)
+	}
+	return out, translate(rows.Err())
+}
+
+// RequestBoard inserts a pending row for N unless it has one.
+func (s *Store) RequestBoard(ctx context.Context, n int) (b store.Board, created bool, err error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, false, err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO boards (n, updated_at) VALUES (?, ?) ON CONFLICT (n) DO NOTHING`, n, now())
+		if err != nil {
+			return err
+		}
+		inserted, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		created = inserted == 1
+		b, err = board(ctx, tx, n)
+		return err
+	})
+	return b, created, err
+}
+
+// PlanBoard claims a board for computing; see store.Store.
+func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Board, claimed bool, err error) {
+	if err := store.CheckPlan(plan); err != nil {
+		return store.Board{}, false, err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		t := now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO boards (n, updated_at) VALUES (?, ?) ON CONFLICT (n) DO NOTHING`, plan.N, t); err != nil {
+			return err
+		}
+		if b, err = board(ctx, tx, plan.N); err != nil {
+			return err
+		}
+		step, err := store.DecidePlan(b, plan)
+		switch {
+		case err != nil || step == store.KeepBoard:
+			return err
+		case step == store.ResumeBoard:
+			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
+				SET state = 'running', last_error = NULL, solver_version = ?, updated_at = ?
+				WHERE n = ? RETURNING `+boardColumns, plan.SolverVersion, t, plan.N))
+			claimed = err == nil
+			return err
+		}
+		chunks, err := solver.Chunks(plan.N, plan.ChunkDepth)
+		if err != nil {
+			return store.Errorf(store.EINVALID, "%v", err)
+		}
+		b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
+			SET state = 'running', stores_solutions = ?, chunk_depth = ?, chunks_total = ?,
+			    solver_version = ?, started_at = ?, updated_at = ?
+			WHERE n = ? RETURNING `+boardColumns,
+			plan.StoresSolutions, plan.ChunkDepth, len(chunks), plan.SolverVersion, t, t, plan.N))
+		if err != nil {
+			return err
+		}
+		insert, err := tx.PrepareContext(ctx, `INSERT INTO chunks (n, idx, prefix) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		for i, c := range chunks {
+			if _, err := insert.ExecContext(ctx, plan.N, i, c.Prefix.Bytes()); err != nil {
+				return err
+			}
+		}
+		claimed = true
+		return nil
+	})
+	if err != nil {
+		return store.Board{}, false, err
+	}
+	return b, claimed, nil
+}
+
+// Chunks returns the chunk rows of N in order.
+func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
+	if err := store.CheckN(n); err != nil {
+		return nil, err
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT idx, prefix,
+		total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes, done_at
+		FROM chunks WHERE n = ? ORDER BY idx`, n)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []store.ChunkRecord
+	for rows.Next() {
+		c := store.ChunkRecord{N: n}
+		var prefix []byte
+		var counts store.CountColumns
+		var doneAt sql.NullString
+		dest := append([]any{&c.Index, &prefix}, counts.Dest()...)
+		if err := rows.Scan(append(dest, &doneAt)...); err != nil {
+			return nil, translate(err)
+		}
+		c.Prefix, c.Counts = solver.FromBytes(prefix), counts.Counts()
+		if c.DoneAt, err = parseTime(doneAt); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err)
+	}
+	if len(out) == 0 {
+		// A pending board has no chunks yet; an unknown one is not found.
+		if _, err := board(ctx, s.reader, n); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// FinishBoard marks a board done with counts summed from its chunks.
+func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, err
+	}
+	var b store.Board
+	var inconsistent error
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if b, err = board(ctx, tx, n); err != nil {
+			return err
+		}
+		if err := store.CheckFinish(b); err != nil || b.State == store.Done {
+			return err
+		}
+		var doneChunks int
+		var counts store.CountColumns
+		err = tx.QueryRowContext(ctx, `SELECT count(done_at),
+			sum(total_solutions), sum(unique_solutions),
+			sum(orbit1_classes), sum(orbit2_classes), sum(orbit4_classes), sum(orbit8_classes)
+			FROM chunks WHERE n = ?`, n).Scan(append([]any{&doneChunks}, counts.Dest()...)...)
+		if err != nil {
+			return err
+		}
+		t := now()
+		var total solver.Counts
+		if total, inconsistent = store.CheckSums(b, doneChunks, counts.Counts()); inconsistent != nil {
+			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards SET state = 'failed', last_error = ?, updated_at = ?
+				WHERE n = ? RETURNING `+boardColumns, inconsistent.Error(), t, n))
+			return err
+		}
+		// Prefix sums: the solutions (and canonical ones) in all chunks
+		// before each chunk, for SolutionAt and Rank.
+		if _, err := tx.ExecContext(ctx, `UPDATE chunks
+			SET solutions_before = s.solutions_before, unique_before = s.unique_before
+			FROM (SELECT idx,
+			             sum(total_solutions) OVER w - total_solutions AS solutions_before,
+			             sum(unique_solutions) OVER w - unique_solutions AS unique_before
+			      FROM chunks WHERE n = ?1 WINDOW w AS (ORDER BY idx)) AS s
+			WHERE chunks.n = ?1 AND chunks.idx = s.idx`, n); err != nil {
+			return err
+		}
+		finished, err := time.Parse(timeLayout, t)
+		if err != nil {
+			return err
+		}
+		args := append(store.CountArgs(total), t, finished.Sub(b.StartedAt).Seconds(), t, n)
+		b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
+			SET state = 'done', total_solutions = ?, unique_solutions = ?,
+			    orbit1_classes = ?, orbit2_classes = ?, orbit4_classes = ?, orbit8_classes = ?,
+			    finished_at = ?, duration_seconds = ?, last_error = NULL, updated_at = ?
+			WHERE n = ? RETURNING `+boardColumns, args...))
+		return err
+	})
+	if err != nil {
+		return store.Board{}, err
+	}
+	if inconsistent != nil {
+		return b, inconsistent
+	}
+	return b, nil
+}
+
+// FailBoard marks a board failed.
+func (s *Store) FailBoard(ctx context.Context, n int, reason string) (b store.Board, err error) {
+	if err := store.CheckN(n); err != nil {
+		return store.Board{}, err
+	}
+	if err := store.CheckReason(reason); err != nil {
+		return store.Board{}, err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if b, err = board(ctx, tx, n); err != nil {
+			return err
+		}
+		if b.State == store.Done {
+			return store.Errorf(store.ECONFLICT, "N=%d is done; a done board cannot fail", n)
+		}
+		b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards SET state = 'failed', last_error = ?, updated_at = ?
+			WHERE n = ? RETURNING `+boardColumns, reason, now(), n))
+		return err
+	})
+	if err != nil {
+		return store.Board{}, err
+	}
+	return b, nil
+}

@@ -1,0 +1,37 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/nqueens/nqueens/store"
+)
+
+// translate turns driver errors into store errors where callers can act on
+// them: a file locked by another writer past the busy timeout, or one that
+// cannot be opened, is EUNAVAILABLE; a constraint on a key ECONFLICT.
+// Store errors and the caller's context errors pass through; anything else
+// stays as it is (EINTERNAL to store.ErrorCode).
+func translate(err error) error {
+	var se *store.Error
+	var lite *sqlite.Error
+	switch {
+	case err == nil, errors.As(err, &se), errors.Is(err, context.Canceled):
+		return err
+	case errors.As(err, &lite):
+		switch lite.Code() & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return &store.Error{Code: store.EUNAVAILABLE, Message: "the database file is locked by another writer", Err: err}
+		case sqlite3.SQLITE_CANTOPEN:
+			return &store.Error{Code: store.EUNAVAILABLE, Message: "cannot open the database file", Err: err}
+		}
+		switch lite.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+			return &store.Error{Code: store.ECONFLICT, Message: "the row exists already", Err: err}
+		}
+	}
+	return err
+}

@@ -1,0 +1,179 @@
+// Package sqlite is the embedded backend of store.Store: one SQLite file,
+// through modernc.org/sqlite (pure Go, no cgo). SQLite takes one writer at
+// a time, so every write goes through a single connection, in
+// transactions that take the write lock when they begin; reads go through
+// a separate pool of read-only connections, which WAL mode lets read while
+// a chunk is being written.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	sqlitemigrate "github.com/golang-migrate/migrate/v4/database/sqlite"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/store"
+)
+
+// Config says how to open the store.
+type Config struct {
+	// Path is the database file, created if missing.
+	Path string
+	// SkipMigrations leaves the schema as it is; by default Open applies
+	// the migrations not yet applied.
+	SkipMigrations bool
+	// BusyTimeout is how long a statement waits for a lock another process
+	// holds before giving up with EUNAVAILABLE; 0 means 5 seconds.
+	BusyTimeout time.Duration
+	// ReadConns bounds the read-only pool; 0 means 4.
+	ReadConns int
+}
+
+// Store is the SQLite store.Store.
+type Store struct {
+	writer *sql.DB // one connection: all writes, one at a time
+	reader *sql.DB // read-only connections for everything else
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database file and applies the
+// migrations unless told not to.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Path == "" {
+		return nil, store.Errorf(store.EINVALID, "SQLite needs a database file path")
+	}
+	if cfg.BusyTimeout <= 0 {
+		cfg.BusyTimeout = 5 * time.Second
+	}
+	if cfg.ReadConns <= 0 {
+		cfg.ReadConns = 4
+	}
+	if !cfg.SkipMigrations {
+		m, err := newMigrator(cfg.Path, cfg.BusyTimeout)
+		if err != nil {
+			return nil, err
+		}
+		if err := errors.Join(m.Up(), m.Close()); err != nil {
+			return nil, translate(err)
+		}
+	}
+	writer, err := openDB(ctx, dsn(cfg.Path, cfg.BusyTimeout, false), 1)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := openDB(ctx, dsn(cfg.Path, cfg.BusyTimeout, true), cfg.ReadConns)
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	return &Store{writer: writer, reader: reader}, nil
+}
+
+// dsn is the modernc data source name of the file. Writers set WAL mode
+// (kept in the file), synchronous=NORMAL (in WAL mode a crash may lose the
+// last commits but never corrupts) and take the write lock at BEGIN, so a
+// transaction never fails halfway for want of it; readers are query-only.
+func dsn(path string, busy time.Duration, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	q.Set("_foreign_keys", "1")
+	if readOnly {
+		q.Set("_query_only", "1")
+	} else {
+		q.Set("_journal_mode", "WAL")
+		q.Set("_synchronous", "NORMAL")
+		q.Set("_txlock", "immediate")
+	}
+	// A file: URI, so that any path works: '%', '?' and '#' are escaped.
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + escaped + "?" + q.Encode()
+}
+
+func openDB(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, translate(err)
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, translate(err)
+	}
+	return db, nil
+}
+
+// NewMigrator returns a migrator for the database file at path; closing
+// it closes its connection.
+func NewMigrator(path string) (*migrations.Migrator, error) {
+	return newMigrator(path, 5*time.Second)
+}
+
+func newMigrator(path string, busy time.Duration) (*migrations.Migrator, error) {
+	db, err := openDB(context.Background(), dsn(path, busy, false), 1)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := sqlitemigrate.WithInstance(db, &sqlitemigrate.Config{})
+	if err != nil {
+		db.Close()
+		return nil, translate(err)
+	}
+	m, err := migrations.New(migrations.SQLite, drv)
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Ping checks that the file can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	return translate(s.reader.PingContext(ctx))
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// inTx runs f in a write transaction, committing when it returns nil.
+// Errors are translated.
+func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	defer tx.Rollback() // after a commit: does nothing
+	if err := f(tx); err != nil {
+		// A cancelled context can surface as a driver error (a closed
+		// connection); keep the cancellation findable with errors.Is.
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = errors.Join(ctxErr, err)
+		}
+		return translate(err)
+	}
+	return translate(tx.Commit())
+}
+
+// timeLayout is how times are stored: UTC, fixed width, so that text order
+// is time order.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+func now() string { return time.Now().UTC().Format(timeLayout) }
+
+// parseTime reads a stored time; NULL is the zero time.
+func parseTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid {
+		return time.Time{}, nil
+	}
+	return time.Parse(timeLayout, s.String)
+}

@@ -1,0 +1,121 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/storetest"
+)
+
+func open(tb testing.TB, path string, skipMigrations bool) *sqlite.Store {
+	tb.Helper()
+	s, err := sqlite.Open(tb.Context(), sqlite.Config{Path: path, SkipMigrations: skipMigrations})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// newTestDatabase is a file of the test's own, in its temporary directory.
+func newTestDatabase(t *testing.T) storetest.Database {
+	path := filepath.Join(t.TempDir(), "nqueens.db")
+	return storetest.Database{
+		Open: func(t *testing.T, skipMigrations bool) store.Store { return open(t, path, skipMigrations) },
+		Migrator: func(t *testing.T) *migrations.Migrator {
+			m, err := sqlite.NewMigrator(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { m.Close() })
+			return m
+		},
+	}
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, storetest.Backend{Dialect: migrations.SQLite, NewDatabase: newTestDatabase})
+}
+
+// TestWriteChunkInTx checks that inTx gets the *sql.Tx of the chunk's own
+// writes: it sees the chunk done before the commit.
+func TestWriteChunkInTx(t *testing.T) {
+	t.Parallel()
+	s := open(t, filepath.Join(t.TempDir(), "nqueens.db"), false)
+	ctx := t.Context()
+	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	c := solver.Chunk{N: 6, Prefix: solver.Placement{1}}
+	_, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, func(ctx context.Context, tx any) error {
+		sqltx, ok := tx.(*sql.Tx)
+		if !ok {
+			return fmt.Errorf("inTx got a %T, want a *sql.Tx", tx)
+		}
+		var done bool
+		var rows int
+		err := sqltx.QueryRowContext(ctx, `SELECT done_at IS NOT NULL, (SELECT count(*) FROM solutions WHERE n = 6)
+			FROM chunks WHERE n = 6 AND prefix = X'01'`).Scan(&done, &rows)
+		if err == nil && (!done || rows != 1) {
+			err = fmt.Errorf("inside the transaction: chunk done %t, %d rows; want done and its one solution", done, rows)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLockedIsUnavailable holds the write lock from another connection:
+// a write that cannot get it within the busy timeout is EUNAVAILABLE,
+// while reads go on.
+func TestLockedIsUnavailable(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nqueens.db")
+	s, err := sqlite.Open(t.Context(), sqlite.Config{Path: path, BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.Load(t.Context(), t, s, 5, 1)
+
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+
+	_, _, err = s.RequestBoard(t.Context(), 6)
+	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
+		t.Errorf("a write while another process holds the lock: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+	}
+	if _, err := s.Page(t.Context(), store.PageRequest{N: 5, Limit: 3}); err != nil {
+		t.Errorf("a read while another process holds the write lock: %v", err)
+	}
+}
+
+// TestUnopenable checks that a file that cannot be created is EUNAVAILABLE.
+func TestUnopenable(t *testing.T) {
+	t.Parallel()
+	_, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(t.TempDir(), "missing", "dir", "nqueens.db")})
+	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
+		t.Errorf("Open in a missing directory: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+	}
+}

@@ -1,0 +1,93 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/nqueens/nqueens/store"
+)
+
+// WriteChunk stores one computed chunk; see store.Store.
+//
+// Write transactions are serialised (one connection, the write lock taken
+// at BEGIN), so the chunk row read first cannot change under us: a chunk
+// already done is the whole of the idempotence, and the solutions go
+// straight into their table.
+func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
+	if err := store.CheckChunkWrite(w); err != nil {
+		return false, err
+	}
+	n := w.Chunk.N
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var idx int
+		var done, stores bool
+		var state string
+		err := tx.QueryRowContext(ctx, `SELECT c.idx, c.done_at IS NOT NULL, b.stores_solutions, b.state
+			FROM chunks AS c JOIN boards AS b ON b.n = c.n
+			WHERE c.n = ? AND c.prefix = ?`, n, w.Chunk.Prefix.Bytes()).Scan(&idx, &done, &stores, &state)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.Errorf(store.ENOTFOUND, "%v is not a chunk of a planned board", w.Chunk)
+		}
+		if err != nil {
+			return err
+		}
+		if !done {
+			if lastChunk, err = writeChunk(ctx, tx, w, idx, stores, store.BoardState(state)); err != nil {
+				return err
+			}
+		}
+		if inTx != nil {
+			return inTx(ctx, tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return lastChunk, nil
+}
+
+// writeChunk writes a chunk that is not done yet, inside tx, with one
+// prepared INSERT per solution.
+func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState) (lastChunk bool, err error) {
+	if err := store.CheckChunkTarget(w, state, stores); err != nil {
+		return false, err
+	}
+	n := w.Chunk.N
+	counts := w.Counts
+	if w.Solutions != nil {
+		rows := store.NewChunkRows(ctx, w)
+		defer rows.Close()
+		var insert *sql.Stmt
+		if stores {
+			if insert, err = tx.PrepareContext(ctx, `INSERT INTO solutions (n, placement, canonical, orbit_size) VALUES (?, ?, ?, ?)`); err != nil {
+				return false, err
+			}
+			defer insert.Close()
+		}
+		for rows.Next() {
+			if insert == nil {
+				continue
+			}
+			r := rows.Row()
+			if _, err := insert.ExecContext(ctx, n, r.Key, r.Canonical, r.OrbitSize); err != nil {
+				return false, err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return false, err
+		}
+		counts = rows.Counts()
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE chunks
+		SET total_solutions = ?, unique_solutions = ?,
+		    orbit1_classes = ?, orbit2_classes = ?, orbit4_classes = ?, orbit8_classes = ?, done_at = ?
+		WHERE n = ? AND idx = ?`, append(store.CountArgs(counts), now(), n, idx)...); err != nil {
+		return false, err
+	}
+	err = tx.QueryRowContext(ctx, `UPDATE boards
+		SET chunks_done = chunks_done + 1, solutions_done = solutions_done + ?, updated_at = ?
+		WHERE n = ? RETURNING chunks_done = chunks_total`, int64(counts.Total), now(), n).Scan(&lastChunk)
+	return lastChunk, err
+}

@@ -1,0 +1,91 @@
+// Package store keeps what the service computes: one row per board size N
+// (its state, counts and progress), one row per prefix chunk of a board,
+// and the solutions themselves, keyed by their placement so that byte order
+// is lexicographic order (DESIGN.md, decisions 1, 3, 4 and 6).
+//
+// This package holds the domain types, the Store interface, the typed
+// errors and the shared helpers both backends use. The backends live in
+// their own packages, one per dependency: store/postgres (pgx) and
+// store/sqlite (modernc, no cgo). store/storetest is the conformance suite
+// both of them pass.
+package store
+
+import (
+	"context"
+
+	"github.com/nqueens/nqueens/solver"
+)
+
+// TxFunc runs inside a store transaction, after the store's own writes and
+// before the commit, with the backend's native transaction: a pgx.Tx on
+// Postgres, a *sql.Tx on SQLite. It lets the job system complete its job in
+// the same transaction as the chunk it computed. An error rolls everything
+// back.
+type TxFunc func(ctx context.Context, tx any) error
+
+// Store persists boards, chunks and solutions. Both backends behave the
+// same, as store/storetest checks.
+//
+// Ranks are 1-based: rank 1 is "solution #1", the lexicographically first
+// solution of N (or the first canonical one, when unique).
+type Store interface {
+	// Board returns the row of N: ENOTFOUND when N was never requested or
+	// planned, EINVALID when N is outside 1..solver.MaxSearchN.
+	Board(ctx context.Context, n int) (Board, error)
+	// Boards returns every board row, by ascending N.
+	Boards(ctx context.Context) ([]Board, error)
+	// RequestBoard records that N should be computed: a pending row when N
+	// has none yet. created reports whether this call inserted it; an
+	// existing row is returned unchanged.
+	RequestBoard(ctx context.Context, n int) (b Board, created bool, err error)
+	// PlanBoard claims a board for computing: it inserts it, or moves a
+	// pending or failed one, to running with the plan's chunk rows. It is
+	// idempotent: a running or done board is returned unchanged with
+	// claimed false. A failed board resumes (its done chunks stay done)
+	// only under the same plan; another plan is ECONFLICT.
+	PlanBoard(ctx context.Context, plan BoardPlan) (b Board, claimed bool, err error)
+	// Chunks returns the chunk rows of N in chunk order (ENOTFOUND for an
+	// unknown board).
+	Chunks(ctx context.Context, n int) ([]ChunkRecord, error)
+	// WriteChunk stores one computed chunk: its solutions, when the board
+	// stores them, and its chunk row's counts, marking the chunk done and
+	// adding to the board's progress, all in one transaction, then inTx
+	// (if not nil) in that same transaction. Writing a chunk that is
+	// already done writes nothing (inTx still runs), so a retried or
+	// duplicated job is harmless. lastChunk reports whether this call
+	// completed the board's last chunk: exactly one call per board sees
+	// true, and its caller should FinishBoard. A failure or a cancelled
+	// context leaves nothing of the chunk behind.
+	WriteChunk(ctx context.Context, w ChunkWrite, inTx TxFunc) (lastChunk bool, err error)
+	// FinishBoard marks a board done, with its counts summed from its chunk
+	// rows in the database and checked for consistency (solver.Counts.Check),
+	// its duration, and the prefix sums that SolutionAt and Rank use.
+	// ECONFLICT while chunks are missing; a done board is returned unchanged.
+	// Counts that do not add up fail the board and return EINTERNAL.
+	FinishBoard(ctx context.Context, n int) (Board, error)
+	// FailBoard marks a board failed with the reason (ECONFLICT for a done
+	// board). PlanBoard resumes it.
+	FailBoard(ctx context.Context, n int, reason string) (Board, error)
+
+	// Page returns up to req.Limit solutions next to req.Cursor, in
+	// ascending order whatever the direction (keyset pagination: no
+	// offsets). Ask for one more than you show to learn whether more exist.
+	// A board that keeps no solutions (unknown, pending, counts only) is
+	// ENOTFOUND; a running one shows the chunks written so far.
+	Page(ctx context.Context, req PageRequest) ([]Solution, error)
+	// SolutionAt returns solution #rank of N (of its canonical solutions
+	// when unique), with Rank set. The board must be done and store its
+	// solutions (ENOTFOUND otherwise, and for a rank past the last); rank 0
+	// is EINVALID.
+	SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (Solution, error)
+	// Rank returns the 1-based position of placement p among the solutions
+	// of N (among the canonical ones when unique). ENOTFOUND when p is not
+	// one of them or the board is not done; EINVALID when p is not a
+	// placement of N.
+	Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error)
+
+	// Ping checks that the database answers (EUNAVAILABLE when it does not).
+	Ping(ctx context.Context) error
+	// Close releases the connections.
+	Close() error
+}

@@ -1,0 +1,54 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/store"
+)
+
+// testMigrationsUpDownUp migrates a database down one step, down to
+// nothing and up again: each step leaves the version it should, and the
+// store works again after the last.
+func testMigrationsUpDownUp(t *testing.T, b *bundle) {
+	Load(b.ctx, t, b.store, 5, 1)
+	m := b.db.Migrator(t)
+	latest, err := migrations.Latest(b.dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVersion(t, m, latest, "after Open")
+
+	if err := m.Down(1); err != nil {
+		t.Fatal(err)
+	}
+	checkVersion(t, m, latest-1, "one step down")
+	if err := m.Down(0); err != nil {
+		t.Fatal(err)
+	}
+	checkVersion(t, m, 0, "all the way down")
+	if _, err := b.store.Board(b.ctx, 5); err == nil {
+		t.Error("Board works with no schema")
+	}
+	if err := m.Down(0); err != nil {
+		t.Errorf("down from nothing: %v", err)
+	}
+
+	if err := m.Up(); err != nil {
+		t.Fatal(err)
+	}
+	checkVersion(t, m, latest, "up again")
+	s := b.db.Open(t, true)
+	_, err = s.Board(b.ctx, 5)
+	wantCode(t, err, store.ENOTFOUND, "Board(5) after down and up")
+	checkBoardCounts(t, Load(b.ctx, t, s, 6, 1), oeis.MustLoad(t)[6])
+}
+
+func checkVersion(t *testing.T, m *migrations.Migrator, want uint, when string) {
+	t.Helper()
+	v, dirty, err := m.Version()
+	if err != nil || dirty || v != want {
+		t.Fatalf("%s: version %d (dirty %t), %v; want %d", when, v, dirty, err, want)
+	}
+}

@@ -1,0 +1,133 @@
+// Package storetest is the conformance suite of store.Store: one set of
+// tests that every backend passes, so that both behave the same. A
+// backend's test calls Run with a way to make fresh databases:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, storetest.Backend{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
+//	}
+//
+// Every expectation comes from the solver (enumeration, ranks, symmetry)
+// or from the published counts (internal/oeis), never from the store.
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// Backend is what the suite needs from a backend.
+type Backend struct {
+	// Dialect names the backend's migrations.
+	Dialect migrations.Dialect
+	// NewDatabase returns a fresh, empty database of the test's own (a
+	// schema, a file), removed when the test ends.
+	NewDatabase func(t *testing.T) Database
+}
+
+// Database is one test's database.
+type Database struct {
+	// Open opens a store over the database, migrating it unless
+	// skipMigrations; the store is closed when the test ends.
+	Open func(t *testing.T, skipMigrations bool) store.Store
+	// Migrator returns a migrator over the database, closed when the test
+	// ends.
+	Migrator func(t *testing.T) *migrations.Migrator
+}
+
+// SolverVersion is the solver version the suite plans boards with.
+const SolverVersion = "storetest"
+
+// Run runs the conformance suite. Every test runs in parallel with its own
+// database.
+func Run(t *testing.T, b Backend) {
+	tests := []struct {
+		name string
+		run  func(*testing.T, *bundle)
+	}{
+		{"RoundTripPages", testRoundTripPages},
+		{"PagesFromAnyCursor", testPagesFromAnyCursor},
+		{"RankAndSolutionAt", testRankAndSolutionAt},
+		{"IdempotentChunks", testIdempotentChunks},
+		{"ConcurrentDuplicateChunks", testConcurrentDuplicateChunks},
+		{"AtomicChunkCancelled", testAtomicChunkCancelled},
+		{"AtomicChunkInTxError", testAtomicChunkInTxError},
+		{"AtomicChunkBadSolution", testAtomicChunkBadSolution},
+		{"CountsOnlyBoard", testCountsOnlyBoard},
+		{"BoardLifecycle", testBoardLifecycle},
+		{"BoardWithoutChunks", testBoardWithoutChunks},
+		{"BadInput", testBadInput},
+		{"MigrationsUpDownUp", testMigrationsUpDownUp},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, setup(t, b))
+		})
+	}
+}
+
+// bundle is what one test works with.
+type bundle struct {
+	ctx     context.Context
+	dialect migrations.Dialect
+	db      Database
+	store   store.Store
+}
+
+func setup(t *testing.T, b Backend) *bundle {
+	t.Helper()
+	db := b.NewDatabase(t)
+	return &bundle{ctx: t.Context(), dialect: b.Dialect, db: db, store: db.Open(t, false)}
+}
+
+// Load plans board n at the given chunk depth, writes every chunk computed
+// by the solver, finishes the board and returns it.
+func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store.Board {
+	tb.Helper()
+	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}
+	if _, _, err := s.PlanBoard(ctx, plan); err != nil {
+		tb.Fatalf("PlanBoard(%+v): %v", plan, err)
+	}
+	chunks, err := solver.Chunks(n, depth)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lasts := 0
+	for _, c := range chunks {
+		last, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+		if err != nil {
+			tb.Fatalf("WriteChunk(%v): %v", c, err)
+		}
+		if last {
+			lasts++
+		}
+	}
+	if want := min(1, len(chunks)); lasts != want {
+		tb.Fatalf("N=%d: %d writes reported the last chunk, want %d", n, lasts, want)
+	}
+	b, err := s.FinishBoard(ctx, n)
+	if err != nil {
+		tb.Fatalf("FinishBoard(%d): %v", n, err)
+	}
+	return b
+}
+
+// LoadRange loads boards lo..hi at their default chunk depths.
+func LoadRange(ctx context.Context, tb testing.TB, s store.Store, lo, hi int) {
+	tb.Helper()
+	for n := lo; n <= hi; n++ {
+		Load(ctx, tb, s, n, solver.DefaultChunkDepth(n))
+	}
+}
+
+// wantCode fails the test unless err carries the store error code.
+func wantCode(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if got := store.ErrorCode(err); got != code {
+		t.Errorf("%s: error code %q (%v), want %q", what, got, err, code)
+	}
+}
