@@ -1,6 +1,7 @@
-// Command nqueens is the one binary of the N-Queens service. For now it
-// counts and lists solutions from the command line; the service commands
-// (serve, worker, migrate, precompute) come later.
+// Command nqueens is the one binary of the N-Queens service. It counts and
+// lists solutions from the command line, migrates the database schema and
+// serves the GraphQL API; the other service commands (worker, precompute)
+// come later.
 //
 // Exit codes: 0 success, 1 failure while running, 2 bad usage,
 // 130 interrupted (Ctrl-C).
@@ -41,6 +42,8 @@ type command struct {
 var commands = []command{
 	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
+	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
+	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
 }
 
 func main() {

@@ -49,7 +49,14 @@ type result struct {
 // nqueens runs the binary with args and returns its exit code and output.
 func nqueens(t *testing.T, args ...string) result {
 	t.Helper()
+	return nqueensEnv(t, nil, args...)
+}
+
+// nqueensEnv is nqueens with extra environment variables ("KEY=value").
+func nqueensEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

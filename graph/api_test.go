@@ -1,0 +1,574 @@
+package graph_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// These tests run the real server (httptest, real handler, real HTTP
+// requests) without a store: every page comes from the solver.
+
+// setup starts a server for one test; opts adjust its configuration.
+func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
+	t.Helper()
+	var cfg server.Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return apitest.Setup(t, cfg)
+}
+
+type node struct {
+	ID          string  `json:"id"`
+	N           int     `json:"n"`
+	Placement   []int   `json:"placement"`
+	Rank        *string `json:"rank"`
+	UniqueRank  *string `json:"uniqueRank"`
+	IsCanonical bool    `json:"isCanonical"`
+	OrbitSize   int     `json:"orbitSize"`
+}
+
+type edge struct {
+	Cursor string `json:"cursor"`
+	Node   node   `json:"node"`
+}
+
+type pageInfo struct {
+	HasNextPage     bool    `json:"hasNextPage"`
+	HasPreviousPage bool    `json:"hasPreviousPage"`
+	StartCursor     *string `json:"startCursor"`
+	EndCursor       *string `json:"endCursor"`
+}
+
+type connection struct {
+	TotalCount *string  `json:"totalCount"`
+	Source     string   `json:"source"`
+	Edges      []edge   `json:"edges"`
+	PageInfo   pageInfo `json:"pageInfo"`
+}
+
+const connFields = `totalCount source
+	edges { cursor node { id n placement rank uniqueRank isCanonical orbitSize } }
+	pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`
+
+// page asks for one page of field (solutions or uniqueSolutions).
+func page(t *testing.T, b *apitest.Bundle, field string, n int, args map[string]any) connection {
+	t.Helper()
+	vars := map[string]any{"n": n}
+	for k, v := range args {
+		vars[k] = v
+	}
+	q := fmt.Sprintf(`query($n: Int!, $first: Int, $after: String, $last: Int, $before: String) {
+		c: %s(n: $n, first: $first, after: $after, last: $last, before: $before) { %s } }`, field, connFields)
+	var data struct{ C connection }
+	b.Query(t, q, vars, &data)
+	return data.C
+}
+
+func uint64Of(t *testing.T, s *string) uint64 {
+	t.Helper()
+	if s == nil {
+		t.Fatal("BigInt is null")
+	}
+	u, err := strconv.ParseUint(*s, 10, 64)
+	if err != nil {
+		t.Fatalf("BigInt %q: %v", *s, err)
+	}
+	return u
+}
+
+// checkListing checks a whole listing gathered from pages: strictly
+// ascending valid solutions of N, each with its 1-based rank.
+func checkListing(t *testing.T, n int, got []node, unique bool) {
+	t.Helper()
+	for i, nd := range got {
+		p := solver.Placement(nd.Placement)
+		if err := solver.ValidateN(n, p); err != nil {
+			t.Fatalf("item %d %v is not a solution of N=%d: %v", i, p, n, err)
+		}
+		if i > 0 && solver.Placement(got[i-1].Placement).Compare(p) >= 0 {
+			t.Fatalf("items %d and %d out of order: %v, %v", i-1, i, got[i-1].Placement, p)
+		}
+		rank := nd.Rank
+		if unique {
+			rank = nd.UniqueRank
+			if !nd.IsCanonical {
+				t.Fatalf("unique item %d %v is not canonical", i, p)
+			}
+		}
+		if r := uint64Of(t, rank); r != uint64(i+1) {
+			t.Fatalf("item %d %v has rank %d, want %d", i, p, r, i+1)
+		}
+	}
+}
+
+// pageForward gathers a listing in pages of size k, checking pageInfo.
+func pageForward(t *testing.T, b *apitest.Bundle, field string, n, k int, total uint64) []node {
+	t.Helper()
+	var all []node
+	args := map[string]any{"first": k}
+	for i := 0; ; i++ {
+		c := page(t, b, field, n, args)
+		if got := uint64Of(t, c.TotalCount); got != total {
+			t.Fatalf("totalCount %d, want %d", got, total)
+		}
+		if c.PageInfo.HasPreviousPage != (i > 0) {
+			t.Fatalf("page %d forward: hasPreviousPage %v", i, c.PageInfo.HasPreviousPage)
+		}
+		last := uint64(len(all)+len(c.Edges)) == total
+		if c.PageInfo.HasNextPage == last {
+			t.Fatalf("page %d forward (%d items so far): hasNextPage %v", i, len(all)+len(c.Edges), c.PageInfo.HasNextPage)
+		}
+		if !last && len(c.Edges) != k {
+			t.Fatalf("page %d forward has %d items, want %d", i, len(c.Edges), k)
+		}
+		for _, e := range c.Edges {
+			all = append(all, e.Node)
+		}
+		if *c.PageInfo.StartCursor != c.Edges[0].Cursor || *c.PageInfo.EndCursor != c.Edges[len(c.Edges)-1].Cursor {
+			t.Fatalf("page %d: start/end cursors are not the edges' cursors", i)
+		}
+		if !c.PageInfo.HasNextPage {
+			return all
+		}
+		args["after"] = *c.PageInfo.EndCursor
+	}
+}
+
+// pageBackward gathers a listing from its end in pages of size k.
+func pageBackward(t *testing.T, b *apitest.Bundle, field string, n, k int, total uint64) []node {
+	t.Helper()
+	var all []node
+	args := map[string]any{"last": k}
+	for i := 0; ; i++ {
+		c := page(t, b, field, n, args)
+		if c.PageInfo.HasNextPage != (i > 0) {
+			t.Fatalf("page %d backward: hasNextPage %v", i, c.PageInfo.HasNextPage)
+		}
+		first := uint64(len(all)+len(c.Edges)) == total
+		if c.PageInfo.HasPreviousPage == first {
+			t.Fatalf("page %d backward: hasPreviousPage %v", i, c.PageInfo.HasPreviousPage)
+		}
+		if !first && len(c.Edges) != k {
+			t.Fatalf("page %d backward has %d items, want %d", i, len(c.Edges), k)
+		}
+		page := make([]node, 0, len(c.Edges)+len(all))
+		for _, e := range c.Edges {
+			page = append(page, e.Node)
+		}
+		all = append(page, all...)
+		if !c.PageInfo.HasPreviousPage {
+			return all
+		}
+		args["before"] = *c.PageInfo.StartCursor
+	}
+}
+
+func placements(nodes []node) [][]int {
+	out := make([][]int, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Placement
+	}
+	return out
+}
+
+func TestPageAllSolutionsOfN8(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ref := oeis.MustLoad(t)[8]
+
+	fwd := pageForward(t, b, "solutions", 8, 7, ref.Total)
+	bwd := pageBackward(t, b, "solutions", 8, 5, ref.Total)
+	if uint64(len(fwd)) != ref.Total {
+		t.Fatalf("paged %d solutions forward, want %d", len(fwd), ref.Total)
+	}
+	checkListing(t, 8, fwd, false)
+	checkListing(t, 8, bwd, false)
+	if !slices.EqualFunc(placements(fwd), placements(bwd), slices.Equal) {
+		t.Fatal("forward and backward paging list different solutions")
+	}
+	var want [][]int
+	for p := range solver.All(8) {
+		want = append(want, slices.Clone(p))
+	}
+	if !slices.EqualFunc(placements(fwd), want, slices.Equal) {
+		t.Fatal("the pages differ from the solver's listing")
+	}
+}
+
+func TestUniqueSolutionsOfN8(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ref := oeis.MustLoad(t)[8]
+
+	fwd := pageForward(t, b, "uniqueSolutions", 8, 5, ref.Unique)
+	bwd := pageBackward(t, b, "uniqueSolutions", 8, 7, ref.Unique)
+	checkListing(t, 8, fwd, true)
+	if !slices.EqualFunc(placements(fwd), placements(bwd), slices.Equal) {
+		t.Fatal("forward and backward paging list different classes")
+	}
+	var members uint64
+	for _, nd := range fwd {
+		members += uint64(nd.OrbitSize)
+	}
+	if uint64(len(fwd)) != ref.Unique || members != ref.Total {
+		t.Fatalf("%d classes with %d members, want %d classes with %d", len(fwd), members, ref.Unique, ref.Total)
+	}
+
+	// The whole listing in one page, and its totalCount.
+	c := page(t, b, "uniqueSolutions", 8, map[string]any{"first": 100})
+	if len(c.Edges) != int(ref.Unique) || c.PageInfo.HasNextPage || c.PageInfo.HasPreviousPage {
+		t.Fatalf("one page of 100: %d edges, pageInfo %+v", len(c.Edges), c.PageInfo)
+	}
+}
+
+func TestSolutionAtAgreesWithPaging(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ref := oeis.MustLoad(t)[8]
+	for _, unique := range []bool{false, true} {
+		field, total := "solutions", ref.Total
+		if unique {
+			field, total = "uniqueSolutions", ref.Unique
+		}
+		c := page(t, b, field, 8, map[string]any{"first": 1000})
+		if uint64(len(c.Edges)) != total {
+			t.Fatalf("%s: %d edges, want %d", field, len(c.Edges), total)
+		}
+		// One request with an alias per rank.
+		var q strings.Builder
+		q.WriteString("{")
+		for k := 1; k <= len(c.Edges); k++ {
+			fmt.Fprintf(&q, " r%d: solutionAt(n: 8, rank: \"%d\", unique: %v) { placement rank uniqueRank }", k, k, unique)
+		}
+		q.WriteString(" }")
+		var data map[string]node
+		b.Query(t, q.String(), nil, &data)
+		for k, e := range c.Edges {
+			got := data["r"+strconv.Itoa(k+1)]
+			if !slices.Equal(got.Placement, e.Node.Placement) {
+				t.Fatalf("%s: solutionAt(rank: %d) = %v, edge %d is %v", field, k+1, got.Placement, k+1, e.Node.Placement)
+			}
+			rank := got.Rank
+			if unique {
+				rank = got.UniqueRank
+			}
+			if uint64Of(t, rank) != uint64(k+1) {
+				t.Fatalf("%s: solutionAt(rank: %d) says its rank is %s", field, k+1, *rank)
+			}
+			if !unique && uint64Of(t, got.Rank) != uint64Of(t, e.Node.Rank) {
+				t.Fatalf("rank of %v: %s from solutionAt, %s from the page", got.Placement, *got.Rank, *e.Node.Rank)
+			}
+		}
+	}
+	// Past the end.
+	r := b.Post(t, apitest.Request{Query: fmt.Sprintf(`{ solutionAt(n: 8, rank: "%d") { n } }`, ref.Total+1)})
+	if r.Code() != "NOT_FOUND" || !strings.Contains(r.Message(), strconv.FormatUint(ref.Total, 10)) {
+		t.Fatalf("rank past the end: %s", r.Raw)
+	}
+}
+
+func TestCounts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ref := oeis.MustLoad(t)
+	var q strings.Builder
+	q.WriteString("{")
+	for n := 1; n <= 12; n++ {
+		fmt.Fprintf(&q, " c%d: count(n: %d) { n total unique classes { orbit1 orbit2 orbit4 orbit8 } source state }", n, n)
+	}
+	q.WriteString(" big: count(n: 20) { n total unique classes { orbit8 } source state board { state pagesSource } } }")
+	type classes struct{ Orbit1, Orbit2, Orbit4, Orbit8 *string }
+	type count struct {
+		N             int
+		Total, Unique *string
+		Classes       *classes
+		Source        *string
+		State         string
+		Board         struct{ State, PagesSource string }
+	}
+	var data map[string]count
+	b.Query(t, q.String(), nil, &data)
+	for n := 1; n <= 12; n++ {
+		c, r := data["c"+strconv.Itoa(n)], ref[n]
+		if uint64Of(t, c.Total) != r.Total || uint64Of(t, c.Unique) != r.Unique ||
+			uint64Of(t, c.Classes.Orbit1) != r.OrbitOfSingle || uint64Of(t, c.Classes.Orbit2) != r.Orbit2 ||
+			uint64Of(t, c.Classes.Orbit4) != r.Orbit4 || uint64Of(t, c.Classes.Orbit8) != r.Orbit8 {
+			t.Errorf("count(n: %d) = %+v, reference %+v", n, c, r)
+		}
+		if *c.Source != "SOLVER" || c.State != "UNKNOWN" {
+			t.Errorf("count(n: %d): source %s, state %s; want SOLVER, UNKNOWN without a store", n, *c.Source, c.State)
+		}
+	}
+	big := data["big"]
+	if big.Total != nil || big.Unique != nil || big.Classes != nil || big.Source != nil || big.State != "UNKNOWN" || big.Board.PagesSource != "SOLVER" {
+		t.Errorf("count(n: 20) without a store: %+v; want unknown counts, state UNKNOWN", big)
+	}
+}
+
+func TestBoardBeyondCountLimitPagesFromSolver(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	// N=20: not counted on the spot (above 15), not ranked by walking
+	// (above 14), yet paged forward and backward.
+	c := page(t, b, "solutions", 20, map[string]any{"first": 3})
+	if c.TotalCount != nil || c.Source != "SOLVER" || len(c.Edges) != 3 || !c.PageInfo.HasNextPage {
+		t.Fatalf("N=20 first page: %+v", c)
+	}
+	for _, e := range c.Edges {
+		if err := solver.ValidateN(20, e.Node.Placement); err != nil || e.Node.Rank != nil {
+			t.Fatalf("N=20 edge %+v: %v (rank should be null)", e.Node, err)
+		}
+	}
+	next := page(t, b, "solutions", 20, map[string]any{"first": 2, "after": c.Edges[1].Cursor})
+	if !slices.Equal(next.Edges[0].Node.Placement, c.Edges[2].Node.Placement) {
+		t.Fatalf("after edge 1 comes %v, want edge 2 %v", next.Edges[0].Node.Placement, c.Edges[2].Node.Placement)
+	}
+	prev := page(t, b, "solutions", 20, map[string]any{"last": 2, "before": c.Edges[2].Cursor})
+	if !slices.EqualFunc([][]int{prev.Edges[0].Node.Placement, prev.Edges[1].Node.Placement},
+		[][]int{c.Edges[0].Node.Placement, c.Edges[1].Node.Placement}, slices.Equal) || prev.PageInfo.HasPreviousPage {
+		t.Fatalf("before edge 2: %+v", prev)
+	}
+	r := b.Post(t, apitest.Request{Query: `{ solutionAt(n: 20, rank: 5) { n } }`})
+	if r.Code() != "UNAVAILABLE" || !strings.Contains(r.Message(), "precomputed") {
+		t.Fatalf("solutionAt on N=20 without a store: %s", r.Raw)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	type result struct {
+		Valid    bool
+		N        int
+		Message  string
+		Conflict *struct {
+			RowA, RowB, ColA, ColB int
+			Kind, Message          string
+		}
+	}
+	var data map[string]result
+	b.Query(t, `{
+		ok: validate(placement: [1, 3, 0, 2]) { valid n message conflict { rowA } }
+		col: validate(placement: [0, 2, 4, 1, 0], n: 5) { valid n message conflict { rowA rowB colA colB kind message } }
+		diag: validate(placement: [0, 3, 1, 2]) { valid n message conflict { rowA rowB colA colB kind message } }
+		anti: validate(placement: [1, 0, 2]) { valid n message conflict { rowA rowB colA colB kind message } }
+	}`, nil, &data)
+	if ok := data["ok"]; !ok.Valid || ok.N != 4 || ok.Conflict != nil || !strings.Contains(ok.Message, "valid") {
+		t.Errorf("validate [1,3,0,2]: %+v", ok)
+	}
+	for name, want := range map[string]struct {
+		rowA, rowB, colA, colB int
+		kind                   string
+	}{
+		"col":  {0, 4, 0, 0, "COLUMN"},
+		"diag": {2, 3, 1, 2, "DIAGONAL"},
+		"anti": {0, 1, 1, 0, "ANTI_DIAGONAL"},
+	} {
+		r := data[name]
+		c := r.Conflict
+		if r.Valid || c == nil || c.RowA != want.rowA || c.RowB != want.rowB || c.ColA != want.colA || c.ColB != want.colB ||
+			c.Kind != want.kind || c.Message == "" || r.Message != c.Message {
+			t.Errorf("validate %s: %+v %+v, want %+v", name, r, c, want)
+		}
+	}
+	// The reference: the solver's own verdict on the same placements.
+	if err := solver.Validate(solver.Placement{0, 3, 1, 2}); err.(*solver.Conflict).RowB != 3 {
+		t.Errorf("solver disagrees: %v", err)
+	}
+}
+
+func TestNodeRoundTrip(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := page(t, b, "solutions", 6, map[string]any{"first": 10})
+	for _, e := range c.Edges {
+		var data struct {
+			Node struct {
+				Typename  string `json:"__typename"`
+				ID        string
+				Placement []int
+				Rank      string
+			}
+		}
+		b.Query(t, `query($id: ID!) { node(id: $id) { __typename id ... on Solution { placement rank } } }`,
+			map[string]any{"id": e.Node.ID}, &data)
+		if data.Node.Typename != "Solution" || data.Node.ID != e.Node.ID || !slices.Equal(data.Node.Placement, e.Node.Placement) ||
+			data.Node.Rank != *e.Node.Rank {
+			t.Fatalf("node(%s) = %+v, want %+v", e.Node.ID, data.Node, e.Node)
+		}
+	}
+	var board struct {
+		Board struct{ ID string }
+		Node  struct {
+			Typename string `json:"__typename"`
+			N        int
+			Total    string
+		}
+	}
+	b.Query(t, `{ board(n: 6) { id } }`, nil, &board)
+	b.Query(t, `query($id: ID!) { board(n: 6) { id } node(id: $id) { __typename ... on Board { n total } } }`,
+		map[string]any{"id": board.Board.ID}, &board)
+	if board.Node.Typename != "Board" || board.Node.N != 6 || board.Node.Total != strconv.FormatUint(oeis.MustLoad(t)[6].Total, 10) {
+		t.Fatalf("node(board id) = %+v", board.Node)
+	}
+}
+
+func TestSymmetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var data struct {
+		S struct {
+			Placement  []int
+			OrbitSize  int
+			Canonical  struct{ Placement []int }
+			Symmetries []struct {
+				Symmetry, Name string
+				Placement      []int
+				IsSame         bool
+				Solution       struct{ Placement []int }
+			}
+		}
+	}
+	// [1,3,0,2] is unchanged by a quarter turn: a class of 2.
+	b.Query(t, `{ s: solution(placement: [2, 0, 3, 1]) { placement orbitSize canonical { placement }
+		symmetries { symmetry name placement isSame solution { placement } } } }`, nil, &data)
+	s := data.S
+	if s.OrbitSize != 2 || !slices.Equal(s.Canonical.Placement, []int{1, 3, 0, 2}) || len(s.Symmetries) != 8 {
+		t.Fatalf("solution [2,0,3,1]: %+v", s)
+	}
+	for i, im := range s.Symmetries {
+		want := solver.Symmetries[i].Apply(solver.Placement{2, 0, 3, 1})
+		if im.Name != solver.Symmetries[i].String() || !slices.Equal(im.Placement, want) ||
+			!slices.Equal(im.Solution.Placement, want) || im.IsSame != slices.Equal(want, []int{2, 0, 3, 1}) {
+			t.Errorf("image %d: %+v, want %s %v", i, im, solver.Symmetries[i], want)
+		}
+	}
+}
+
+// cursor builds a cursor by hand, as a client forging one would.
+func cursor(b ...byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+func TestBadInputs(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *server.Config) { c.MaxBodyBytes = 64 << 10 })
+	ref := oeis.MustLoad(t)
+
+	// Real cursors of other listings.
+	n6 := page(t, b, "solutions", 6, map[string]any{"first": 1}).Edges[0].Cursor
+	u8 := page(t, b, "uniqueSolutions", 8, map[string]any{"first": 1}).Edges[0].Cursor
+	a8 := page(t, b, "solutions", 8, map[string]any{"first": 3}).Edges[2].Cursor // not canonical
+	good8 := []byte{1, 0, 8, 0, 4, 7, 5, 2, 6, 1, 3}
+
+	deep := "{ solutionAt(n: 8, rank: 1) { " + strings.Repeat("canonical { ", 10) + "n" + strings.Repeat(" }", 10) + " } }"
+	complex := `{ solutions(n: 8, first: 1000) { edges { node { symmetries { solution { symmetries { placement } } } } } } }`
+
+	const bad, validation, parse = "BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED", "GRAPHQL_PARSE_FAILED"
+	tests := []struct {
+		name   string
+		query  string
+		vars   map[string]any
+		raw    string // a raw POST body instead of query
+		status int
+		code   string
+		reason string
+		says   string // part of the message
+	}{
+		{name: "n zero", query: `{ solutions(n: 0) { totalCount } }`, code: bad, says: "from 1 to 32"},
+		{name: "n negative", query: `{ board(n: -3) { n } }`, code: bad, says: "got -3"},
+		{name: "n 33", query: `{ uniqueSolutions(n: 33) { totalCount } }`, code: bad, says: "from 1 to 32"},
+		{name: "huge n", query: `{ count(n: 1000000) { total } }`, code: bad},
+		{name: "n past 32 bits", query: `{ count(n: 99999999999) { total } }`, code: bad, says: "from 1 to 32"},
+		{name: "n not an int", query: `query($n: Int!) { count(n: $n) { total } }`, vars: map[string]any{"n": "eight"}, status: 400, code: validation},
+		{name: "first negative", query: `{ solutions(n: 8, first: -1) { totalCount } }`, code: bad, says: "from 0 to 1000"},
+		{name: "first over max", query: `{ solutions(n: 8, first: 1001) { totalCount } }`, code: bad, says: "from 0 to 1000"},
+		{name: "last over max", query: `{ solutions(n: 8, last: 5000) { totalCount } }`, code: bad, says: "from 0 to 1000"},
+		{name: "first and last", query: `{ solutions(n: 8, first: 2, last: 2) { totalCount } }`, code: bad, says: "not both"},
+		{name: "cursor garbage", query: `{ solutions(n: 8, after: "not a cursor!") { totalCount } }`, code: bad, says: "after"},
+		{name: "cursor empty", query: `{ solutions(n: 8, before: "") { totalCount } }`, code: bad, says: "before"},
+		{name: "cursor too long", query: fmt.Sprintf(`{ solutions(n: 8, after: %q) { totalCount } }`, strings.Repeat("A", 500)), code: bad},
+		{name: "cursor of another N", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": n6}, code: bad, says: "N=6"},
+		{name: "cursor of the unique listing", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": u8}, code: bad, says: "uniqueSolutions"},
+		{name: "cursor of the full listing", query: `query($c: String) { uniqueSolutions(n: 8, before: $c) { totalCount } }`, vars: map[string]any{"c": a8}, code: bad, says: "belongs to the solutions listing"},
+		{name: "cursor wrong version", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": cursor(append([]byte{2}, good8[1:]...)...)}, code: bad, says: "version"},
+		{name: "cursor unknown kind", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": cursor(append([]byte{1, 7}, good8[2:]...)...)}, code: bad},
+		{name: "cursor short", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": cursor(good8[:7]...)}, code: bad, says: "N=8"},
+		{name: "cursor column off board", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": cursor(1, 0, 8, 0, 4, 7, 5, 2, 6, 1, 9)}, code: bad, says: "solution"},
+		{name: "cursor not a solution", query: `query($c: String) { solutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": cursor(1, 0, 8, 0, 1, 2, 3, 4, 5, 6, 7)}, code: bad, says: "solution"},
+		{name: "cursor not canonical", query: `query($c: String) { uniqueSolutions(n: 8, after: $c) { totalCount } }`, vars: map[string]any{"c": cursor(1, 1, 8, 0, 6, 3, 5, 7, 1, 4, 2)}, code: bad, says: "canonical"},
+		{name: "rank zero", query: `{ solutionAt(n: 8, rank: 0) { n } }`, code: bad, says: "from 1"},
+		{name: "rank negative", query: `{ solutionAt(n: 8, rank: "-1") { n } }`, code: bad, says: "BigInt"},
+		{name: "rank not a number", query: `query($r: BigInt!) { solutionAt(n: 8, rank: $r) { n } }`, vars: map[string]any{"r": "ninety"}, code: bad, says: "BigInt"},
+		{name: "rank past the end", query: `{ solutionAt(n: 8, rank: "93") { n } }`, code: "NOT_FOUND", says: "92"},
+		{name: "validate empty", query: `{ validate(placement: []) { valid } }`, code: bad, says: "empty"},
+		{name: "validate column off board", query: `{ validate(placement: [0, 9, 1]) { valid } }`, code: bad, says: "outside"},
+		{name: "validate negative column", query: `{ validate(placement: [0, -1, 1]) { valid } }`, code: bad, says: "outside"},
+		{name: "validate wrong length", query: `{ validate(placement: [1, 3, 0, 2], n: 5) { valid } }`, code: bad, says: "needs 5 columns"},
+		{name: "validate not a list of ints", query: `{ validate(placement: ["a"]) { valid } }`, status: 400, code: validation},
+		{name: "solution not a solution", query: `{ solution(placement: [0, 1, 2, 3]) { n } }`, code: bad, says: "not a solution"},
+		{name: "solution too large", query: `{ solution(placement: [` + strings.Repeat("0, ", 40) + `0]) { n } }`, code: bad},
+		{name: "node garbage", query: `{ node(id: "???") { id } }`, code: bad, says: "id"},
+		{name: "node of no solution", query: `query($id: ID!) { node(id: $id) { id } }`, vars: map[string]any{"id": cursor(1, 'S', 4, 0, 1, 2, 3)}, code: "NOT_FOUND"},
+		{name: "svg size", query: `{ solutionAt(n: 8, rank: 1) { svg(size: 1) } }`, code: bad, says: "16 to 4096"},
+		{name: "unknown state", query: `{ boards(state: DANCING) { n } }`, status: 400, code: validation},
+		{name: "precompute without token", query: `mutation { precompute(n: 8) { n } }`, code: "UNAUTHENTICATED", says: "admin token"},
+		{name: "too deep", query: deep, status: 400, code: bad, reason: "DEPTH_LIMIT_EXCEEDED"},
+		{name: "too complex", query: complex, status: 400, code: bad, reason: "COMPLEXITY_LIMIT_EXCEEDED"},
+		{name: "syntax error", query: `{ solutions(n: 8 { totalCount } }`, status: 400, code: parse},
+		{name: "body not JSON", raw: `{"query": `, status: 400, code: bad},
+		{name: "oversized body", raw: `{"query": "{ count(n: 8) { total } }", "variables": {"pad": "` + strings.Repeat("x", 70<<10) + `"}}`, status: 413, code: bad, reason: "BODY_TOO_LARGE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r *apitest.Response
+			if tt.raw != "" {
+				r = b.Raw(t, http.MethodPost, b.URL, strings.NewReader(tt.raw), "Content-Type", "application/json")
+			} else {
+				r = b.Post(t, apitest.Request{Query: tt.query, Variables: tt.vars})
+			}
+			status := tt.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			if r.Status != status || r.Code() != tt.code || r.Reason() != tt.reason || !strings.Contains(r.Message(), tt.says) {
+				t.Errorf("status %d, code %q, reason %q; want %d, %q, %q, a message with %q\n%s",
+					r.Status, r.Code(), r.Reason(), status, tt.code, tt.reason, tt.says, r.Raw)
+			}
+			// The server answers the next good query.
+			var data struct{ Count struct{ Total string } }
+			b.Query(t, `{ count(n: 4) { total } }`, nil, &data)
+			if data.Count.Total != strconv.FormatUint(ref[4].Total, 10) {
+				t.Errorf("after the bad input, count(4) = %s", data.Count.Total)
+			}
+		})
+	}
+	if logs := b.Logs.String(); strings.Contains(logs, "internal error") || strings.Contains(logs, "panic") {
+		t.Errorf("bad inputs made internal errors:\n%s", logs)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *server.Config) { c.RequestTimeout = 30 * time.Millisecond })
+	// Walking to the 365,000th of N=14's 365,596 solutions takes ~0.25 s.
+	r := b.Post(t, apitest.Request{Query: `{ solutionAt(n: 14, rank: "365000") { placement } }`})
+	if r.Status != http.StatusOK || r.Code() != "TIMEOUT" || !strings.Contains(r.Message(), "time budget") {
+		t.Fatalf("a walk past the time budget: status %d: %s", r.Status, r.Raw)
+	}
+	var data struct{ Count struct{ Total string } }
+	b.Query(t, `{ count(n: 5) { total } }`, nil, &data)
+	if data.Count.Total != strconv.FormatUint(oeis.MustLoad(t)[5].Total, 10) {
+		t.Fatalf("after the timeout, count(5) = %s", data.Count.Total)
+	}
+}

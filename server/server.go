@@ -1,0 +1,394 @@
+// Package server builds the HTTP side of the service: the GraphQL endpoint
+// (POST, GET and websocket at /graphql), the GraphiQL playground, /healthz,
+// and the limits, caching and CORS around them. The resolvers and their
+// dependencies come from package graph; cmd/nqueens wires the two.
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/coder/websocket"
+	"github.com/rs/cors"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/nqueens/nqueens/graph"
+)
+
+// Config configures the HTTP layer. Zero fields take the defaults noted.
+type Config struct {
+	// Graph configures the resolvers: store, precompute engine, admin
+	// token, page sizes, caches.
+	Graph graph.Options
+	// RequestTimeout bounds each HTTP request (not websocket
+	// subscriptions); resolvers see it as their context's deadline
+	// (default 10s).
+	RequestTimeout time.Duration
+	// MaxBodyBytes bounds a POST body (default 1 MiB); larger is 413.
+	MaxBodyBytes int64
+	// ComplexityLimit bounds an operation's complexity: each field costs
+	// 1, a page multiplies its items' cost by first/last (default 20000:
+	// a page of 1000 solutions with a dozen fields each).
+	ComplexityLimit int
+	// DepthLimit bounds how deep fields nest (default 10).
+	DepthLimit int
+	// CORSOrigins are the origins browsers may call the API from
+	// ("https://example.com", "*" for any); none: same origin only.
+	CORSOrigins []string
+	// QueryCacheSize is how many parsed documents are kept (default 1000);
+	// APQCacheSize how many persisted queries (default 1000).
+	QueryCacheSize, APQCacheSize int
+	// CacheMaxAge is the max-age of GET answers that cannot change
+	// (default 24h).
+	CacheMaxAge time.Duration
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 10 * time.Second
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.ComplexityLimit <= 0 {
+		c.ComplexityLimit = 20000
+	}
+	if c.DepthLimit <= 0 {
+		c.DepthLimit = 10
+	}
+	if c.QueryCacheSize <= 0 {
+		c.QueryCacheSize = 1000
+	}
+	if c.APQCacheSize <= 0 {
+		c.APQCacheSize = 1000
+	}
+	if c.CacheMaxAge <= 0 {
+		c.CacheMaxAge = 24 * time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Graph.Logger == nil {
+		c.Graph.Logger = c.Logger
+	}
+}
+
+// Server is the service's HTTP handler.
+type Server struct {
+	cfg      Config
+	mux      *http.ServeMux
+	gql      *handler.Server
+	resolver *graph.Resolver
+	handler  http.Handler
+
+	// closing ends the websocket subscriptions when the server shuts down:
+	// http.Server.Shutdown does not track hijacked connections.
+	closing context.Context
+	close   context.CancelFunc
+}
+
+// New builds the server.
+func New(cfg Config) (*Server, error) {
+	cfg.setDefaults()
+	res, err := graph.NewResolver(cfg.Graph)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res}
+	s.closing, s.close = context.WithCancel(context.Background())
+	s.gql = s.newGraphQL()
+
+	s.mux.HandleFunc("/graphql", s.serveGraphQL)
+	s.mux.Handle("GET /playground", playground.Handler("nqueens GraphQL", "/graphql",
+		playground.WithGraphiqlEnablePluginExplorer(true)))
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = io.WriteString(w, "ok\n")
+	})
+
+	var h http.Handler = s.mux
+	if len(cfg.CORSOrigins) > 0 {
+		h = cors.New(cors.Options{
+			AllowedOrigins: cfg.CORSOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+			AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "If-None-Match"},
+			ExposedHeaders: []string{"ETag"},
+			MaxAge:         600,
+		}).Handler(h)
+	}
+	s.handler = h
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Handle adds a route (e.g. /readyz, /metrics, /riverui or the viewer at
+// /) to the server's mux; see http.ServeMux for patterns.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Close ends the running subscriptions (each gets its "complete"
+// message). Call it when shutting down, beside http.Server.Shutdown, which
+// waits for plain requests but not for websockets.
+func (s *Server) Close() { s.close() }
+
+// Resolver returns the root resolver, with its options in effect.
+func (s *Server) Resolver() *graph.Resolver { return s.resolver }
+
+// newGraphQL sets up gqlgen: explicit transports, caches, extensions,
+// error presenter and recover function.
+func (s *Server) newGraphQL() *handler.Server {
+	cfg := s.cfg
+	srv := handler.New(graph.NewSchema(s.resolver))
+
+	var origins []string
+	for _, o := range cfg.CORSOrigins {
+		if o == "*" {
+			o = "*://*"
+		}
+		origins = append(origins, o)
+	}
+	srv.AddTransport(transport.Websocket{
+		Implementation: transport.CoderWebsocketImplementation{
+			AcceptOptions: websocket.AcceptOptions{OriginPatterns: origins},
+		},
+		KeepAlivePingInterval: 10 * time.Second,
+		InitTimeout:           10 * time.Second,
+		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			// A websocket client sends its token in the init message
+			// ({"Authorization": "Bearer …"}) or on the upgrade request.
+			if tok := bearer(p.Authorization()); tok != "" {
+				ctx = graph.WithBearerToken(ctx, tok)
+			}
+			return ctx, &p, nil
+		},
+	})
+	srv.AddTransport(transport.Options{AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions}})
+	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
+	srv.AddTransport(transport.POST{UseGrapQLResponseJsonByDefault: true})
+
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
+	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
+	srv.Use(graph.DepthLimit{Max: cfg.DepthLimit})
+
+	// Queries and mutations sent over a websocket get the same time budget
+	// as HTTP requests (which have it from serveGraphQL already).
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		op := graphql.GetOperationContext(ctx).Operation
+		if _, ok := ctx.Deadline(); ok || op == nil || op.Operation == ast.Subscription {
+			return next(ctx)
+		}
+		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+		h := next(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			defer cancel()
+			return h(ctx)
+		}
+	})
+
+	srv.SetErrorPresenter(graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout))
+	srv.SetRecoverFunc(graph.RecoverFunc(cfg.Logger))
+	return srv
+}
+
+// bearer returns the token of an "Authorization: Bearer <token>" value.
+func bearer(h string) string {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// serveGraphQL answers /graphql: it checks the method, media type and
+// body size itself (gqlgen would answer 400 "transport not supported"),
+// bounds the request's time, hands the request to gqlgen, and fixes the
+// status codes gqlgen chooses to GraphQL-over-HTTP's: 400 (not 422) for a
+// document that does not parse or validate, 405 (not 406) for a mutation
+// over GET. GET answers get an ETag and a Cache-Control.
+func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
+	ctx := graph.WithBearerToken(r.Context(), bearer(r.Header.Get("Authorization")))
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		// Subscriptions live as long as the connection or until Close;
+		// the writer must stay hijackable.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(s.closing, cancel)
+		defer stop()
+		s.gql.ServeHTTP(w, r.WithContext(ctx))
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodPost:
+	case http.MethodOptions:
+		w.Header().Set("Allow", "GET, POST, OPTIONS")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		w.Header().Set("Allow", "GET, POST, OPTIONS")
+		s.fail(w, r, http.StatusMethodNotAllowed, graph.CodeBadUserInput, "",
+			fmt.Sprintf("method %s is not allowed on /graphql; use POST (queries and mutations) or GET (queries)", r.Method))
+		return
+	}
+	if r.Method == http.MethodPost {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			s.fail(w, r, http.StatusUnsupportedMediaType, graph.CodeBadUserInput, "",
+				fmt.Sprintf("Content-Type %q is not supported; send a JSON body with Content-Type: application/json", r.Header.Get("Content-Type")))
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				s.fail(w, r, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput, graph.ReasonBodySize,
+					fmt.Sprintf("the request body is larger than %d bytes, the most this server reads", s.cfg.MaxBodyBytes))
+				return
+			}
+			s.fail(w, r, http.StatusBadRequest, graph.CodeBadUserInput, "", "the request body could not be read")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	} else if int64(len(r.URL.RawQuery)) > s.cfg.MaxBodyBytes {
+		s.fail(w, r, http.StatusRequestURITooLong, graph.CodeBadUserInput, graph.ReasonBodySize,
+			fmt.Sprintf("the query string is longer than %d bytes; send large requests with POST", s.cfg.MaxBodyBytes))
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	ctx, hint := graph.WithCacheHint(ctx)
+	r = r.WithContext(ctx)
+
+	rec := &recorder{header: w.Header(), status: http.StatusOK}
+	s.gql.ServeHTTP(rec, r)
+	switch rec.status {
+	case http.StatusUnprocessableEntity:
+		rec.status = http.StatusBadRequest
+	case http.StatusNotAcceptable: // a mutation or subscription over GET
+		w.Header().Set("Allow", "POST")
+		s.fail(w, r, http.StatusMethodNotAllowed, graph.CodeBadUserInput, "",
+			"GET answers queries only; send mutations with POST (and subscriptions over a websocket)")
+		return
+	}
+	if r.Method == http.MethodGet && rec.status == http.StatusOK {
+		if s.cacheHeaders(w, r, rec.body.Bytes(), hint) {
+			return
+		}
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
+}
+
+// cacheHeaders sets ETag, Cache-Control and Vary on a GET answer and
+// answers 304 Not Modified when the client holds it already (true).
+// Answers with errors are not cached; answers that may change (a board
+// still computing, counts not known yet) must be revalidated; the rest,
+// pages and solutions above all, never change.
+func (s *Server) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byte, hint *graph.CacheHint) bool {
+	h := w.Header()
+	h.Add("Vary", "Accept")
+	if bytes.HasPrefix(body, []byte(`{"errors":`)) {
+		h.Set("Cache-Control", "no-store")
+		return false
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	h.Set("ETag", etag)
+	if hint.Volatile() {
+		h.Set("Cache-Control", "no-cache")
+	} else {
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.CacheMaxAge.Seconds())))
+	}
+	if etagMatch(r.Header.Get("If-None-Match"), etag) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
+}
+
+// etagMatch implements If-None-Match's weak comparison.
+func etagMatch(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for part := range strings.SplitSeq(header, ",") {
+		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		if part == "*" || part == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// fail answers a request refused before GraphQL saw it, with a GraphQL
+// error body.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code graph.Code, reason, msg string) {
+	ext := map[string]any{"code": string(code)}
+	if reason != "" {
+		ext["reason"] = reason
+	}
+	body, _ := json.Marshal(struct {
+		Errors gqlerror.List `json:"errors"`
+	}{gqlerror.List{{Message: msg, Extensions: ext}}})
+	w.Header().Set("Content-Type", responseType(r))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// responseType picks the media type of an answer as gqlgen does:
+// application/json when the client asks for it, else
+// application/graphql-response+json.
+func responseType(r *http.Request) string {
+	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "application/json":
+			return "application/json; charset=utf-8"
+		case "application/graphql-response+json", "application/*", "*/*":
+			return "application/graphql-response+json; charset=utf-8"
+		}
+	}
+	return "application/graphql-response+json; charset=utf-8"
+}
+
+// recorder holds gqlgen's answer so that its status can be fixed and its
+// body given an ETag before anything is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) WriteHeader(status int)      { r.status = status }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }

@@ -1,0 +1,343 @@
+package server_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+
+	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/server"
+)
+
+// These tests run the real handler behind httptest and speak HTTP (and
+// websockets) to it.
+
+func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
+	t.Helper()
+	var cfg server.Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return apitest.Setup(t, cfg)
+}
+
+func TestStatusCodesAndMediaTypes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const gqlJSON = "application/graphql-response+json"
+	tests := []struct {
+		name   string
+		method string
+		body   string
+		header []string
+		status int
+		ctype  string // prefix of Content-Type
+		allow  string
+	}{
+		{"POST query", "POST", `{"query":"{ count(n: 4) { total } }"}`, []string{"Content-Type", "application/json"}, 200, gqlJSON, ""},
+		{"POST asks for application/json", "POST", `{"query":"{ count(n: 4) { total } }"}`, []string{"Content-Type", "application/json", "Accept", "application/json"}, 200, "application/json", ""},
+		{"POST with charset", "POST", `{"query":"{ count(n: 4) { total } }"}`, []string{"Content-Type", "application/json; charset=utf-8"}, 200, gqlJSON, ""},
+		{"parse error", "POST", `{"query":"{ count(n: 4 { total } }"}`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
+		{"parse error, application/json", "POST", `{"query":"{ count(n: 4 { total } }"}`, []string{"Content-Type", "application/json", "Accept", "application/json"}, 400, "application/json", ""},
+		{"validation error", "POST", `{"query":"{ nothing }"}`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
+		{"no query", "POST", `{}`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
+		{"not JSON", "POST", `query { count }`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
+		{"wrong media type", "POST", `{ count(n: 4) { total } }`, []string{"Content-Type", "text/plain"}, 415, gqlJSON, ""},
+		{"no media type", "POST", `{"query":"{ count(n: 4) { total } }"}`, nil, 415, gqlJSON, ""},
+		{"PUT", "PUT", `{}`, []string{"Content-Type", "application/json"}, 405, gqlJSON, "GET, POST, OPTIONS"},
+		{"DELETE", "DELETE", ``, nil, 405, gqlJSON, "GET, POST, OPTIONS"},
+		{"OPTIONS", "OPTIONS", ``, nil, 204, "", "GET, POST, OPTIONS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.Raw(t, tt.method, b.URL, strings.NewReader(tt.body), tt.header...)
+			if r.Status != tt.status || !strings.HasPrefix(r.Header.Get("Content-Type"), tt.ctype) || r.Header.Get("Allow") != tt.allow {
+				t.Errorf("status %d, Content-Type %q, Allow %q; want %d, %q, %q\n%s",
+					r.Status, r.Header.Get("Content-Type"), r.Header.Get("Allow"), tt.status, tt.ctype, tt.allow, r.Raw)
+			}
+			if tt.status >= 400 && tt.status != 405 && r.Code() == "" {
+				t.Errorf("error without extensions.code: %s", r.Raw)
+			}
+		})
+	}
+
+	// A mutation over GET is refused with 405 and Allow: POST.
+	r := b.Get(t, apitest.Request{Query: `mutation { precompute(n: 4) { n } }`})
+	if r.Status != 405 || r.Header.Get("Allow") != "POST" || r.Code() != "BAD_USER_INPUT" {
+		t.Errorf("mutation over GET: %d %v %s", r.Status, r.Header, r.Raw)
+	}
+	// GET with variables and an operation name.
+	var out struct {
+		Data struct{ Count struct{ Total string } }
+	}
+	r = b.Get(t, apitest.Request{Query: `query A($n: Int!) { count(n: $n) { total } } query B { board(n: 1) { n } }`,
+		OperationName: "A", Variables: map[string]any{"n": 6}})
+	if err := json.Unmarshal(r.Raw, &out); err != nil || r.Status != 200 || out.Data.Count.Total != strconv.FormatUint(oeis.MustLoad(t)[6].Total, 10) {
+		t.Errorf("GET with variables: %d %s", r.Status, r.Raw)
+	}
+}
+
+func TestHealthAndPlayground(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if r := b.Raw(t, "GET", b.Base+"/healthz", nil); r.Status != 200 || string(r.Raw) != "ok\n" {
+		t.Errorf("/healthz: %d %q", r.Status, r.Raw)
+	}
+	r := b.Raw(t, "GET", b.Base+"/playground", nil)
+	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.Raw), "/graphql") {
+		t.Errorf("/playground: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+	if r := b.Raw(t, "GET", b.Base+"/nothing-here", nil); r.Status != 404 {
+		t.Errorf("/nothing-here: %d", r.Status)
+	}
+}
+
+func TestGETCaching(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := apitest.Request{Query: `{ solutions(n: 8, first: 5) { edges { cursor node { placement rank } } totalCount } }`}
+
+	r := b.Get(t, page)
+	etag := r.Header.Get("ETag")
+	if r.Status != 200 || etag == "" || !strings.HasPrefix(r.Header.Get("Cache-Control"), "public, max-age=") {
+		t.Fatalf("GET page: %d ETag %q Cache-Control %q", r.Status, etag, r.Header.Get("Cache-Control"))
+	}
+	sum := sha256.Sum256(r.Raw)
+	if etag != `"`+hex.EncodeToString(sum[:16])+`"` {
+		t.Errorf("ETag %s is not the body's hash", etag)
+	}
+	// The same answer again, and 304 when the client has it.
+	if r2 := b.Get(t, page); r2.Header.Get("ETag") != etag || string(r2.Raw) != string(r.Raw) {
+		t.Errorf("the same GET answered differently")
+	}
+	for _, inm := range []string{etag, `"x", ` + etag, "W/" + etag, "*"} {
+		r304 := b.Get(t, page, "If-None-Match", inm)
+		if r304.Status != http.StatusNotModified || len(r304.Raw) != 0 || r304.Header.Get("ETag") != etag {
+			t.Errorf("If-None-Match %s: %d, %d bytes", inm, r304.Status, len(r304.Raw))
+		}
+	}
+	if r := b.Get(t, page, "If-None-Match", `"something else"`); r.Status != 200 {
+		t.Errorf("If-None-Match of another answer: %d", r.Status)
+	}
+
+	// What may change is revalidated; errors are not stored.
+	for q, want := range map[string]string{
+		`{ board(n: 8) { state progress { fraction } } }`:     "no-cache",
+		`{ count(n: 20) { total } }`:                          "no-cache",
+		`{ solutions(n: 20, first: 1) { totalCount } }`:       "no-cache",
+		`{ count(n: 8) { total unique } }`:                    "public, max-age=86400",
+		`{ solution(placement: [1, 3, 0, 2]) { svg chess } }`: "public, max-age=86400",
+		`{ solutions(n: 0) { totalCount } }`:                  "no-store",
+	} {
+		r := b.Get(t, apitest.Request{Query: q})
+		if got := r.Header.Get("Cache-Control"); got != want {
+			t.Errorf("%s: Cache-Control %q, want %q", q, got, want)
+		}
+	}
+	// POST answers carry no ETag.
+	if r := b.Post(t, page); r.Header.Get("ETag") != "" {
+		t.Errorf("POST answer with an ETag")
+	}
+}
+
+func TestPersistedQueries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	q := `{ count(n: 7) { total } }`
+	sum := sha256.Sum256([]byte(q))
+	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
+
+	if r := b.Get(t, apitest.Request{Extensions: ext}); r.Code() != "PERSISTED_QUERY_NOT_FOUND" {
+		t.Fatalf("unknown hash: %s", r.Raw)
+	}
+	if r := b.Post(t, apitest.Request{Query: q, Extensions: ext}); r.Status != 200 || len(r.Errors) > 0 {
+		t.Fatalf("registering the query: %s", r.Raw)
+	}
+	r := b.Get(t, apitest.Request{Extensions: ext})
+	want := `"` + strconv.FormatUint(oeis.MustLoad(t)[7].Total, 10) + `"`
+	if r.Status != 200 || !strings.Contains(string(r.Data), want) {
+		t.Fatalf("by hash: %s", r.Raw)
+	}
+}
+
+func TestCORS(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *server.Config) { c.CORSOrigins = []string{"https://viewer.example"} })
+	r := b.Raw(t, "OPTIONS", b.URL, nil,
+		"Origin", "https://viewer.example",
+		"Access-Control-Request-Method", "POST",
+		"Access-Control-Request-Headers", "authorization,content-type") // as browsers send it: sorted, lower case
+	if r.Status/100 != 2 || r.Header.Get("Access-Control-Allow-Origin") != "https://viewer.example" {
+		t.Errorf("preflight from an allowed origin: %d %v", r.Status, r.Header)
+	}
+	r = b.Raw(t, "OPTIONS", b.URL, nil, "Origin", "https://evil.example", "Access-Control-Request-Method", "POST")
+	if r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from another origin allowed: %v", r.Header)
+	}
+	r = b.Get(t, apitest.Request{Query: `{ count(n: 4) { total } }`}, "Origin", "https://viewer.example")
+	if r.Header.Get("Access-Control-Allow-Origin") != "https://viewer.example" || !strings.Contains(r.Header.Get("Access-Control-Expose-Headers"), "Etag") {
+		t.Errorf("GET from an allowed origin: %v", r.Header)
+	}
+	// Without configured origins there are no CORS headers.
+	plain := setup(t)
+	r = plain.Get(t, apitest.Request{Query: `{ count(n: 4) { total } }`}, "Origin", "https://viewer.example")
+	if r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS header without configured origins: %v", r.Header)
+	}
+}
+
+func TestAdminToken(t *testing.T) {
+	t.Parallel()
+	const m = `mutation { precompute(n: 8, storeSolutions: true) { n state } }`
+	off := setup(t)
+	if r := off.Post(t, apitest.Request{Query: m}, "Authorization", "Bearer anything"); r.Code() != "UNAUTHENTICATED" || !strings.Contains(r.Message(), "NQUEENS_ADMIN_TOKEN") {
+		t.Errorf("no token configured: %s", r.Raw)
+	}
+	on := setup(t, func(c *server.Config) { c.Graph.AdminToken = "s3cret" })
+	for _, h := range [][]string{nil, {"Authorization", "Bearer wrong"}, {"Authorization", "Basic s3cret"}, {"Authorization", "s3cret"}} {
+		if r := on.Post(t, apitest.Request{Query: m}, h...); r.Code() != "UNAUTHENTICATED" {
+			t.Errorf("header %v: %s", h, r.Raw)
+		}
+	}
+	// The right token passes; with no precompute engine yet, the mutation
+	// says so.
+	r := on.Post(t, apitest.Request{Query: m}, "Authorization", "Bearer s3cret")
+	if r.Code() != "UNAVAILABLE" || !strings.Contains(r.Message(), "not configured") {
+		t.Errorf("right token: %s", r.Raw)
+	}
+	// Argument checks come after the token check.
+	r = on.Post(t, apitest.Request{Query: `mutation { precompute(n: 99) { n } }`}, "Authorization", "bearer s3cret")
+	if r.Code() != "BAD_USER_INPUT" {
+		t.Errorf("n out of range with the right token: %s", r.Raw)
+	}
+}
+
+// TestSubscriptionProtocols subscribes over both websocket subprotocols.
+// Without a store the board cannot change, so boardProgress sends it once
+// and completes; following a board while workers run needs the store.
+func TestSubscriptionProtocols(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	wsURL := "ws" + strings.TrimPrefix(b.URL, "http")
+	const sub = `subscription { boardProgress(n: 8) { n state total progress { fraction } } }`
+	want := `{"boardProgress":{"n":8,"state":"UNKNOWN","total":"` + strconv.FormatUint(oeis.MustLoad(t)[8].Total, 10) + `","progress":{"fraction":0}}}`
+
+	type msg struct {
+		ID      string          `json:"id,omitempty"`
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload,omitempty"`
+	}
+	for _, proto := range []struct{ name, subscribe, next string }{
+		{"graphql-transport-ws", "subscribe", "next"},
+		{"graphql-ws", "start", "data"},
+	} {
+		t.Run(proto.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{proto.name}, HTTPClient: b.HTTP})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseNow()
+			if resp.Header.Get("Sec-WebSocket-Protocol") != proto.name {
+				t.Fatalf("subprotocol %q", resp.Header.Get("Sec-WebSocket-Protocol"))
+			}
+			read := func() msg {
+				for {
+					var m msg
+					if err := wsjson.Read(ctx, c, &m); err != nil {
+						t.Fatal(err)
+					}
+					if m.Type != "ka" && m.Type != "ping" && m.Type != "pong" {
+						return m
+					}
+				}
+			}
+			if err := wsjson.Write(ctx, c, msg{Type: "connection_init", Payload: json.RawMessage(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			if m := read(); m.Type != "connection_ack" {
+				t.Fatalf("after init: %+v", m)
+			}
+			payload, _ := json.Marshal(map[string]string{"query": sub})
+			if err := wsjson.Write(ctx, c, msg{ID: "1", Type: proto.subscribe, Payload: payload}); err != nil {
+				t.Fatal(err)
+			}
+			m := read()
+			var p struct {
+				Data   json.RawMessage
+				Errors []any
+			}
+			if err := json.Unmarshal(m.Payload, &p); err != nil || m.Type != proto.next || m.ID != "1" || string(p.Data) != want {
+				t.Fatalf("first message: %+v %s; want data %s", m, m.Payload, want)
+			}
+			if m := read(); m.Type != "complete" || m.ID != "1" {
+				t.Fatalf("then: %+v, want complete", m)
+			}
+		})
+	}
+}
+
+// introspectionQuery is the query GraphiQL sends to learn the schema.
+const introspectionQuery = `query IntrospectionQuery { __schema { description queryType { name } mutationType { name } subscriptionType { name } types { ...FullType } directives { name description isRepeatable locations args(includeDeprecated: true) { ...InputValue } } } } fragment FullType on __Type { kind name description specifiedByURL fields(includeDeprecated: true) { name description args(includeDeprecated: true) { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason } inputFields(includeDeprecated: true) { ...InputValue } interfaces { ...TypeRef } enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason } possibleTypes { ...TypeRef } } fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue isDeprecated deprecationReason } fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } } }`
+
+// TestIntrospection: the playground's introspection passes the depth and
+// complexity limits, and every type, field, argument and enum value of the
+// schema has a description.
+func TestIntrospection(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	type inputValue struct{ Name, Description string }
+	var data struct {
+		Schema struct {
+			Types []struct {
+				Kind, Name, Description string
+				Fields                  []struct {
+					Name, Description string
+					Args              []inputValue
+				}
+				InputFields []inputValue
+				EnumValues  []inputValue
+			}
+		} `json:"__schema"`
+	}
+	b.Query(t, introspectionQuery, nil, &data)
+	builtin := map[string]bool{"Int": true, "Float": true, "String": true, "Boolean": true, "ID": true}
+	var missing []string
+	for _, ty := range data.Schema.Types {
+		if strings.HasPrefix(ty.Name, "__") || builtin[ty.Name] {
+			continue
+		}
+		if ty.Description == "" {
+			missing = append(missing, ty.Name)
+		}
+		for _, f := range ty.Fields {
+			if f.Description == "" {
+				missing = append(missing, ty.Name+"."+f.Name)
+			}
+			for _, a := range f.Args {
+				if a.Description == "" {
+					missing = append(missing, ty.Name+"."+f.Name+"("+a.Name+")")
+				}
+			}
+		}
+		for _, v := range append(ty.InputFields, ty.EnumValues...) {
+			if v.Description == "" {
+				missing = append(missing, ty.Name+"."+v.Name)
+			}
+		}
+	}
+	if len(data.Schema.Types) < 20 || len(missing) > 0 {
+		t.Errorf("%d types; without a description: %v", len(data.Schema.Types), missing)
+	}
+}
