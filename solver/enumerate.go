@@ -78,6 +78,9 @@ type PageQuery struct {
 	Limit    int       // at most this many placements
 	Backward bool      // the page before the cursor instead of after it
 	Unique   bool      // canonical solutions only
+	// Stop, when set, is the other end of a Relay window (after AND
+	// before): the page holds only placements strictly short of it.
+	Stop Placement
 }
 
 // Page returns the page q asks for, in ascending order. Far into a large
@@ -93,6 +96,9 @@ func Page(ctx context.Context, q PageQuery) ([]Placement, error) {
 	}
 	w := walk{n: q.N, bound: q.Cursor, bounded: len(q.Cursor) > 0, desc: q.Backward, unique: q.Unique, ctx: ctx}
 	for p := range walkSeq(w) {
+		if len(q.Stop) > 0 && (q.Backward && p.Compare(q.Stop) <= 0 || !q.Backward && p.Compare(q.Stop) >= 0) {
+			break
+		}
 		out = append(out, p.Clone())
 		if len(out) == q.Limit {
 			break

@@ -224,3 +224,22 @@ func TestPageStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
+
+func TestPageStopsShortOfTheOtherBound(t *testing.T) {
+	t.Parallel()
+	all := collect(solver.All(8))
+	for _, backward := range []bool{false, true} {
+		after, before := all[10], all[20]
+		q := solver.PageQuery{N: 8, Cursor: after, Stop: before, Limit: 50, Backward: backward}
+		if backward {
+			q.Cursor, q.Stop = before, after
+		}
+		got, err := solver.Page(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, all[11:20], slices.Equal) {
+			t.Errorf("backward=%v: got %v, want the 9 solutions strictly between", backward, got)
+		}
+	}
+}
