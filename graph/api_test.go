@@ -29,254 +29,34 @@ func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
 	return apitest.Setup(t, cfg)
 }
 
-type node struct {
-	ID          string  `json:"id"`
-	N           int     `json:"n"`
-	Placement   []int   `json:"placement"`
-	Rank        *string `json:"rank"`
-	UniqueRank  *string `json:"uniqueRank"`
-	IsCanonical bool    `json:"isCanonical"`
-	OrbitSize   int     `json:"orbitSize"`
-}
+type connection = apitest.Connection
 
-type edge struct {
-	Cursor string `json:"cursor"`
-	Node   node   `json:"node"`
-}
-
-type pageInfo struct {
-	HasNextPage     bool    `json:"hasNextPage"`
-	HasPreviousPage bool    `json:"hasPreviousPage"`
-	StartCursor     *string `json:"startCursor"`
-	EndCursor       *string `json:"endCursor"`
-}
-
-type connection struct {
-	TotalCount *string  `json:"totalCount"`
-	Source     string   `json:"source"`
-	Edges      []edge   `json:"edges"`
-	PageInfo   pageInfo `json:"pageInfo"`
-}
-
-const connFields = `totalCount source
-	edges { cursor node { id n placement rank uniqueRank isCanonical orbitSize } }
-	pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`
-
-// page asks for one page of field (solutions or uniqueSolutions).
 func page(t *testing.T, b *apitest.Bundle, field string, n int, args map[string]any) connection {
 	t.Helper()
-	vars := map[string]any{"n": n}
-	for k, v := range args {
-		vars[k] = v
-	}
-	q := fmt.Sprintf(`query($n: Int!, $first: Int, $after: String, $last: Int, $before: String) {
-		c: %s(n: $n, first: $first, after: $after, last: $last, before: $before) { %s } }`, field, connFields)
-	var data struct{ C connection }
-	b.Query(t, q, vars, &data)
-	return data.C
+	return b.Page(t, field, n, args)
 }
 
 func uint64Of(t *testing.T, s *string) uint64 {
 	t.Helper()
-	if s == nil {
-		t.Fatal("BigInt is null")
-	}
-	u, err := strconv.ParseUint(*s, 10, 64)
-	if err != nil {
-		t.Fatalf("BigInt %q: %v", *s, err)
-	}
-	return u
+	return apitest.Uint64(t, s)
 }
 
-// checkListing checks a whole listing gathered from pages: strictly
-// ascending valid solutions of N, each with its 1-based rank.
-func checkListing(t *testing.T, n int, got []node, unique bool) {
-	t.Helper()
-	for i, nd := range got {
-		p := solver.Placement(nd.Placement)
-		if err := solver.ValidateN(n, p); err != nil {
-			t.Fatalf("item %d %v is not a solution of N=%d: %v", i, p, n, err)
-		}
-		if i > 0 && solver.Placement(got[i-1].Placement).Compare(p) >= 0 {
-			t.Fatalf("items %d and %d out of order: %v, %v", i-1, i, got[i-1].Placement, p)
-		}
-		rank := nd.Rank
-		if unique {
-			rank = nd.UniqueRank
-			if !nd.IsCanonical {
-				t.Fatalf("unique item %d %v is not canonical", i, p)
-			}
-		}
-		if r := uint64Of(t, rank); r != uint64(i+1) {
-			t.Fatalf("item %d %v has rank %d, want %d", i, p, r, i+1)
-		}
-	}
-}
-
-// pageForward gathers a listing in pages of size k, checking pageInfo.
-func pageForward(t *testing.T, b *apitest.Bundle, field string, n, k int, total uint64) []node {
-	t.Helper()
-	var all []node
-	args := map[string]any{"first": k}
-	for i := 0; ; i++ {
-		c := page(t, b, field, n, args)
-		if got := uint64Of(t, c.TotalCount); got != total {
-			t.Fatalf("totalCount %d, want %d", got, total)
-		}
-		if c.PageInfo.HasPreviousPage != (i > 0) {
-			t.Fatalf("page %d forward: hasPreviousPage %v", i, c.PageInfo.HasPreviousPage)
-		}
-		last := uint64(len(all)+len(c.Edges)) == total
-		if c.PageInfo.HasNextPage == last {
-			t.Fatalf("page %d forward (%d items so far): hasNextPage %v", i, len(all)+len(c.Edges), c.PageInfo.HasNextPage)
-		}
-		if !last && len(c.Edges) != k {
-			t.Fatalf("page %d forward has %d items, want %d", i, len(c.Edges), k)
-		}
-		for _, e := range c.Edges {
-			all = append(all, e.Node)
-		}
-		if *c.PageInfo.StartCursor != c.Edges[0].Cursor || *c.PageInfo.EndCursor != c.Edges[len(c.Edges)-1].Cursor {
-			t.Fatalf("page %d: start/end cursors are not the edges' cursors", i)
-		}
-		if !c.PageInfo.HasNextPage {
-			return all
-		}
-		args["after"] = *c.PageInfo.EndCursor
-	}
-}
-
-// pageBackward gathers a listing from its end in pages of size k.
-func pageBackward(t *testing.T, b *apitest.Bundle, field string, n, k int, total uint64) []node {
-	t.Helper()
-	var all []node
-	args := map[string]any{"last": k}
-	for i := 0; ; i++ {
-		c := page(t, b, field, n, args)
-		if c.PageInfo.HasNextPage != (i > 0) {
-			t.Fatalf("page %d backward: hasNextPage %v", i, c.PageInfo.HasNextPage)
-		}
-		first := uint64(len(all)+len(c.Edges)) == total
-		if c.PageInfo.HasPreviousPage == first {
-			t.Fatalf("page %d backward: hasPreviousPage %v", i, c.PageInfo.HasPreviousPage)
-		}
-		if !first && len(c.Edges) != k {
-			t.Fatalf("page %d backward has %d items, want %d", i, len(c.Edges), k)
-		}
-		page := make([]node, 0, len(c.Edges)+len(all))
-		for _, e := range c.Edges {
-			page = append(page, e.Node)
-		}
-		all = append(page, all...)
-		if !c.PageInfo.HasPreviousPage {
-			return all
-		}
-		args["before"] = *c.PageInfo.StartCursor
-	}
-}
-
-func placements(nodes []node) [][]int {
-	out := make([][]int, len(nodes))
-	for i, n := range nodes {
-		out[i] = n.Placement
-	}
-	return out
-}
+// The N=8 listings: the same scenarios run against the stored path in
+// internal/graphstore.
 
 func TestPageAllSolutionsOfN8(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	ref := oeis.MustLoad(t)[8]
-
-	fwd := pageForward(t, b, "solutions", 8, 7, ref.Total)
-	bwd := pageBackward(t, b, "solutions", 8, 5, ref.Total)
-	if uint64(len(fwd)) != ref.Total {
-		t.Fatalf("paged %d solutions forward, want %d", len(fwd), ref.Total)
-	}
-	checkListing(t, 8, fwd, false)
-	checkListing(t, 8, bwd, false)
-	if !slices.EqualFunc(placements(fwd), placements(bwd), slices.Equal) {
-		t.Fatal("forward and backward paging list different solutions")
-	}
-	var want [][]int
-	for p := range solver.All(8) {
-		want = append(want, slices.Clone(p))
-	}
-	if !slices.EqualFunc(placements(fwd), want, slices.Equal) {
-		t.Fatal("the pages differ from the solver's listing")
-	}
+	apitest.CheckPageAllN8(t, setup(t), "SOLVER")
 }
 
 func TestUniqueSolutionsOfN8(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	ref := oeis.MustLoad(t)[8]
-
-	fwd := pageForward(t, b, "uniqueSolutions", 8, 5, ref.Unique)
-	bwd := pageBackward(t, b, "uniqueSolutions", 8, 7, ref.Unique)
-	checkListing(t, 8, fwd, true)
-	if !slices.EqualFunc(placements(fwd), placements(bwd), slices.Equal) {
-		t.Fatal("forward and backward paging list different classes")
-	}
-	var members uint64
-	for _, nd := range fwd {
-		members += uint64(nd.OrbitSize)
-	}
-	if uint64(len(fwd)) != ref.Unique || members != ref.Total {
-		t.Fatalf("%d classes with %d members, want %d classes with %d", len(fwd), members, ref.Unique, ref.Total)
-	}
-
-	// The whole listing in one page, and its totalCount.
-	c := page(t, b, "uniqueSolutions", 8, map[string]any{"first": 100})
-	if len(c.Edges) != int(ref.Unique) || c.PageInfo.HasNextPage || c.PageInfo.HasPreviousPage {
-		t.Fatalf("one page of 100: %d edges, pageInfo %+v", len(c.Edges), c.PageInfo)
-	}
+	apitest.CheckUniqueN8(t, setup(t), "SOLVER")
 }
 
 func TestSolutionAtAgreesWithPaging(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	ref := oeis.MustLoad(t)[8]
-	for _, unique := range []bool{false, true} {
-		field, total := "solutions", ref.Total
-		if unique {
-			field, total = "uniqueSolutions", ref.Unique
-		}
-		c := page(t, b, field, 8, map[string]any{"first": 1000})
-		if uint64(len(c.Edges)) != total {
-			t.Fatalf("%s: %d edges, want %d", field, len(c.Edges), total)
-		}
-		// One request with an alias per rank.
-		var q strings.Builder
-		q.WriteString("{")
-		for k := 1; k <= len(c.Edges); k++ {
-			fmt.Fprintf(&q, " r%d: solutionAt(n: 8, rank: \"%d\", unique: %v) { placement rank uniqueRank }", k, k, unique)
-		}
-		q.WriteString(" }")
-		var data map[string]node
-		b.Query(t, q.String(), nil, &data)
-		for k, e := range c.Edges {
-			got := data["r"+strconv.Itoa(k+1)]
-			if !slices.Equal(got.Placement, e.Node.Placement) {
-				t.Fatalf("%s: solutionAt(rank: %d) = %v, edge %d is %v", field, k+1, got.Placement, k+1, e.Node.Placement)
-			}
-			rank := got.Rank
-			if unique {
-				rank = got.UniqueRank
-			}
-			if uint64Of(t, rank) != uint64(k+1) {
-				t.Fatalf("%s: solutionAt(rank: %d) says its rank is %s", field, k+1, *rank)
-			}
-			if !unique && uint64Of(t, got.Rank) != uint64Of(t, e.Node.Rank) {
-				t.Fatalf("rank of %v: %s from solutionAt, %s from the page", got.Placement, *got.Rank, *e.Node.Rank)
-			}
-		}
-	}
-	// Past the end.
-	r := b.Post(t, apitest.Request{Query: fmt.Sprintf(`{ solutionAt(n: 8, rank: "%d") { n } }`, ref.Total+1)})
-	if r.Code() != "NOT_FOUND" || !strings.Contains(r.Message(), strconv.FormatUint(ref.Total, 10)) {
-		t.Fatalf("rank past the end: %s", r.Raw)
-	}
+	apitest.CheckSolutionAtN8(t, setup(t))
 }
 
 func TestCounts(t *testing.T) {
@@ -570,5 +350,32 @@ func TestTimeout(t *testing.T) {
 	b.Query(t, `{ count(n: 5) { total } }`, nil, &data)
 	if data.Count.Total != strconv.FormatUint(oeis.MustLoad(t)[5].Total, 10) {
 		t.Fatalf("after the timeout, count(5) = %s", data.Count.Total)
+	}
+}
+
+// TestAbandonedSearchStops: a solver search past its time budget stops
+// and frees its slot. The last unique page of N=32 takes far longer than
+// any budget; with one solver slot, three such requests in a row each get
+// TIMEOUT, and a cheap page right after them still gets the slot (a search
+// that ran on after its request gave up would hold it for hours).
+func TestAbandonedSearchStops(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *server.Config) {
+		c.RequestTimeout = 200 * time.Millisecond
+		c.Graph.SolverConcurrency = 1
+	})
+	for i := range 3 {
+		start := time.Now()
+		r := b.Post(t, apitest.Request{Query: `{ uniqueSolutions(n: 32, last: 1000) { edges { cursor } } }`})
+		if r.Code() != "TIMEOUT" || !strings.Contains(r.Message(), "time budget") {
+			t.Fatalf("request %d: %s", i, r.Raw)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("request %d answered after %s", i, d)
+		}
+	}
+	c := page(t, b, "solutions", 8, map[string]any{"first": 3})
+	if len(c.Edges) != 3 || c.Source != "SOLVER" {
+		t.Fatalf("a cheap page after the timeouts: %+v", c)
 	}
 }

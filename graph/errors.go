@@ -77,6 +77,8 @@ func dependencyError(what string, err error) error {
 		return nil
 	case errors.As(err, &e):
 		return err
+	case errors.Is(err, context.Canceled):
+		return err // the client went away; the presenter says so
 	case errors.Is(err, ErrUnavailable):
 		return &Error{Code: CodeUnavailable, Message: what + " is unavailable right now; try again shortly", Err: err}
 	case errors.Is(err, ErrNotFound):

@@ -28,11 +28,20 @@ const (
 var b64 = base64.RawURLEncoding
 
 // EncodeCursor returns the cursor of placement p in listing kind of N.
+// Every edge of a page has one: it allocates only the string.
 func EncodeCursor(kind Kind, p solver.Placement) string {
-	b := make([]byte, 0, 3+len(p))
-	b = append(b, idVersion, byte(kind), byte(len(p)))
-	b = append(b, p.Bytes()...)
-	return b64.EncodeToString(b)
+	var raw [3 + solver.MaxSearchN]byte
+	var enc [(3 + solver.MaxSearchN + 2) / 3 * 4]byte
+	if len(p) > solver.MaxSearchN {
+		return b64.EncodeToString(append([]byte{idVersion, byte(kind), byte(len(p))}, p.Bytes()...))
+	}
+	b := append(raw[:0], idVersion, byte(kind), byte(len(p)))
+	for _, c := range p {
+		b = append(b, byte(c))
+	}
+	e := enc[:b64.EncodedLen(len(b))]
+	b64.Encode(e, b)
+	return string(e)
 }
 
 // decodeCursor reads the cursor given as argument name (after, before)

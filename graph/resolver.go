@@ -149,9 +149,6 @@ func NewResolver(opts Options) (*Resolver, error) {
 		if r.ranks, err = lru.New[rankKey, uint64](opts.PageCacheSize); err != nil {
 			return nil, err
 		}
-		r.solver.done = func(req PageRequest, page []solver.Placement) {
-			r.pages.Add(makePageKey(SourceSolver, req), page)
-		}
 	}
 	return r, nil
 }
@@ -357,10 +354,14 @@ func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardSt
 		pi := &pageIndex{kind: kind, find: func(ctx context.Context) (uint64, error) {
 			return r.index(ctx, src, n, kind, first)
 		}}
+		// One allocation for all the solutions, one for all the edges.
+		sols := make([]Solution, len(page))
+		edges := make([]SolutionEdge, len(page))
 		for i, p := range page {
-			s := &Solution{N: n, p: p, page: pi, offset: i}
-			conn.Nodes[i] = s
-			conn.Edges[i] = &SolutionEdge{Node: s, Cursor: EncodeCursor(kind, p)}
+			sols[i] = Solution{N: n, p: p, page: pi, offset: i}
+			edges[i] = SolutionEdge{Node: &sols[i], Cursor: EncodeCursor(kind, p)}
+			conn.Nodes[i] = &sols[i]
+			conn.Edges[i] = &edges[i]
 		}
 		conn.PageInfo.StartCursor = &conn.Edges[0].Cursor
 		conn.PageInfo.EndCursor = &conn.Edges[len(page)-1].Cursor

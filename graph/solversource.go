@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
-	"slices"
-	"sync/atomic"
 
 	"github.com/nqueens/nqueens/solver"
 )
@@ -16,21 +14,20 @@ import (
 // the solver's ordered enumeration, so its pages and cursors are those of
 // the store.
 //
-// The enumeration takes no context, so each search runs in its own
-// goroutine and the caller stops waiting when its context ends (TIMEOUT).
-// An abandoned page search runs on to its end (a page is at most the
-// maximum page size plus one solution) and hands its result to done, so
-// that the request asked again finds it cached; an abandoned walk for a
-// rank stops at the next solution it meets. The searches running at once,
-// abandoned ones included, are bounded by Concurrency.
+// Every search runs in the caller's goroutine and stops when the caller's
+// context ends (solver.Page checks it every few thousand nodes; the rank
+// walks between solutions), answering TIMEOUT past the request's time
+// budget. Nothing outlives its request, so a flood of expensive searches
+// (unique pages of a large N, which can take hours) costs at most their
+// time budgets. At most Concurrency searches run at once; a request that
+// cannot get a slot within its budget gets TIMEOUT too.
 type SolverSource struct {
 	// RankWalkMaxN is the largest N whose ranks (At, Index) are found by
 	// walking the listing from its start: N=14 walks its 365,596 solutions
 	// in about 0.25 s on one core; N=15's 2,279,184 take 1.6 s.
 	RankWalkMaxN int
 
-	sem  chan struct{}
-	done func(req PageRequest, page []solver.Placement) // a page search finished, maybe after its caller left
+	sem chan struct{}
 }
 
 // NewSolverSource returns a solver source running at most concurrency
@@ -42,33 +39,23 @@ func NewSolverSource(concurrency, rankWalkMaxN int) *SolverSource {
 	return &SolverSource{RankWalkMaxN: rankWalkMaxN, sem: make(chan struct{}, concurrency)}
 }
 
-// run runs search in a goroutine holding a slot of the semaphore and waits
-// for it or for ctx. stop tells search its caller has gone.
-func run[T any](ctx context.Context, s *SolverSource, what string, search func(stop *atomic.Bool) (T, error)) (T, error) {
-	var zero T
+// acquire takes a search slot, or gives up when ctx ends first.
+func (s *SolverSource) acquire(ctx context.Context, what string) (release func(), err error) {
 	select {
 	case s.sem <- struct{}{}:
+		return func() { <-s.sem }, nil
 	case <-ctx.Done():
-		return zero, timeoutError(ctx, what+": every solver slot stayed busy")
+		return nil, timeoutError(ctx, what+": every solver slot stayed busy")
 	}
-	type result struct {
-		v   T
-		err error
+}
+
+// searchError turns the error of a search stopped by its context into
+// TIMEOUT (or the cancellation, when the client went away).
+func searchError(ctx context.Context, what string, err error) error {
+	if ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return timeoutError(ctx, what)
 	}
-	ch := make(chan result, 1)
-	stop := new(atomic.Bool)
-	go func() {
-		defer func() { <-s.sem }()
-		v, err := search(stop)
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		stop.Store(true)
-		return zero, timeoutError(ctx, what)
-	}
+	return err
 }
 
 func timeoutError(ctx context.Context, what string) error {
@@ -79,50 +66,28 @@ func timeoutError(ctx context.Context, what string) error {
 		Message: what + " did not finish within the request's time budget; ask for a smaller page, or precompute the board to page it from the store"}
 }
 
-// Page implements SolutionSource.
+// Page implements SolutionSource with solver.Page: the first Limit
+// solutions after After (stopping short of Before), or the last Limit
+// before Before (stopping short of After).
 func (s *SolverSource) Page(ctx context.Context, req PageRequest) ([]solver.Placement, error) {
 	if req.Limit <= 0 {
 		return nil, nil
 	}
 	what := fmt.Sprintf("listing solutions of N=%d with the solver", req.N)
-	return run(ctx, s, what, func(*atomic.Bool) ([]solver.Placement, error) {
-		page := solverPage(req)
-		if s.done != nil {
-			s.done(req, page)
-		}
-		return page, nil
-	})
-}
-
-// solverPage computes a page: the first Limit solutions after After
-// (stopping at Before) or the last Limit before Before (stopping at After).
-func solverPage(req PageRequest) []solver.Placement {
-	var seq iter.Seq[solver.Placement]
-	switch {
-	case req.Backward && req.Kind == KindUnique:
-		seq = solver.UniqueDescending(req.N, req.Before)
-	case req.Backward:
-		seq = solver.Descending(req.N, req.Before)
-	case req.Kind == KindUnique:
-		seq = solver.UniqueAscending(req.N, req.After)
-	default:
-		seq = solver.Ascending(req.N, req.After)
+	release, err := s.acquire(ctx, what)
+	if err != nil {
+		return nil, err
 	}
-	var out []solver.Placement
-	for p := range seq {
-		if req.Backward && req.After != nil && p.Compare(req.After) <= 0 ||
-			!req.Backward && req.Before != nil && p.Compare(req.Before) >= 0 {
-			break
-		}
-		out = append(out, p.Clone())
-		if len(out) == req.Limit {
-			break
-		}
-	}
+	defer release()
+	q := solver.PageQuery{N: req.N, Cursor: req.After, Stop: req.Before, Limit: req.Limit, Unique: req.Kind == KindUnique}
 	if req.Backward {
-		slices.Reverse(out)
+		q.Cursor, q.Stop, q.Backward = req.Before, req.After, true
 	}
-	return out
+	page, err := solver.Page(ctx, q)
+	if err != nil {
+		return nil, searchError(ctx, what, err)
+	}
+	return page, nil
 }
 
 // errNoWalk is wrapped by At and Index for a board too large to walk.
@@ -137,51 +102,73 @@ func (s *SolverSource) walkable(n int) error {
 	return nil
 }
 
-func listing(n int, kind Kind) iter.Seq[solver.Placement] {
-	if kind == KindUnique {
-		return solver.AllUnique(n)
+// walkCheckEvery is how many solutions a rank walk lists between looks at
+// its context. Up to RankWalkMaxN (14 by default) solutions are dense:
+// a few microseconds apart, unique ones included.
+const walkCheckEvery = 1024
+
+// walk calls visit with each item of listing kind of N, in order, until
+// visit returns false, holding a search slot and stopping with TIMEOUT
+// when ctx ends.
+func (s *SolverSource) walk(ctx context.Context, what string, n int, kind Kind, visit func(p solver.Placement) bool) error {
+	if err := s.walkable(n); err != nil {
+		return err
 	}
-	return solver.All(n)
+	release, err := s.acquire(ctx, what)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var seq iter.Seq[solver.Placement]
+	if kind == KindUnique {
+		seq = solver.AllUnique(n)
+	} else {
+		seq = solver.All(n)
+	}
+	k := 0
+	for p := range seq {
+		if k++; k%walkCheckEvery == 0 && ctx.Err() != nil {
+			return searchError(ctx, what, ctx.Err())
+		}
+		if !visit(p) {
+			break
+		}
+	}
+	return nil
 }
 
 // At implements SolutionSource by walking the listing to index i.
 func (s *SolverSource) At(ctx context.Context, n int, kind Kind, i uint64) (solver.Placement, error) {
-	if err := s.walkable(n); err != nil {
-		return nil, err
-	}
-	what := fmt.Sprintf("finding solution #%d of N=%d with the solver", i+1, n)
-	return run(ctx, s, what, func(stop *atomic.Bool) (solver.Placement, error) {
-		var k uint64
-		for p := range listing(n, kind) {
-			if stop.Load() {
-				return nil, context.Canceled
-			}
-			if k == i {
-				return p.Clone(), nil
-			}
-			k++
+	var (
+		k     uint64
+		found solver.Placement
+	)
+	err := s.walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", i+1, n), n, kind, func(p solver.Placement) bool {
+		if k == i {
+			found = p.Clone()
+			return false
 		}
-		return nil, fmt.Errorf("%w: the %s listing of N=%d has %d items", ErrNotFound, kind, n, k)
+		k++
+		return true
 	})
+	switch {
+	case err != nil:
+		return nil, err
+	case found == nil:
+		return nil, fmt.Errorf("%w: the %s listing of N=%d has %d items", ErrNotFound, kind, n, k)
+	}
+	return found, nil
 }
 
 // Index implements SolutionSource by walking the listing up to p.
 func (s *SolverSource) Index(ctx context.Context, n int, kind Kind, p solver.Placement) (uint64, error) {
-	if err := s.walkable(n); err != nil {
-		return 0, err
-	}
-	what := fmt.Sprintf("ranking a solution of N=%d with the solver", n)
-	return run(ctx, s, what, func(stop *atomic.Bool) (uint64, error) {
-		var k uint64
-		for q := range listing(n, kind) {
-			if stop.Load() {
-				return 0, context.Canceled
-			}
-			if q.Compare(p) >= 0 {
-				break
-			}
-			k++
+	var k uint64
+	err := s.walk(ctx, fmt.Sprintf("ranking a solution of N=%d with the solver", n), n, kind, func(q solver.Placement) bool {
+		if q.Compare(p) >= 0 {
+			return false
 		}
-		return k, nil
+		k++
+		return true
 	})
+	return k, err
 }

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -187,7 +188,7 @@ func (s *Server) newGraphQL() *handler.Server {
 	})
 	srv.AddTransport(transport.Options{AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions}})
 	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
-	srv.AddTransport(transport.POST{UseGrapQLResponseJsonByDefault: true})
+	srv.AddTransport(postTransport{}) // transport.POST, cheaper (transport.go)
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
 	srv.Use(extension.Introspection{})
@@ -261,7 +262,9 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("Content-Type %q is not supported; send a JSON body with Content-Type: application/json", r.Header.Get("Content-Type")))
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+		body := getBuffer()
+		defer putBuffer(body)
+		_, err = body.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -272,7 +275,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, http.StatusBadRequest, graph.CodeBadUserInput, "", "the request body could not be read")
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = &requestBody{Reader: bytes.NewReader(body.Bytes()), b: body.Bytes()}
 	} else if int64(len(r.URL.RawQuery)) > s.cfg.MaxBodyBytes {
 		s.fail(w, r, http.StatusRequestURITooLong, graph.CodeBadUserInput, graph.ReasonBodySize,
 			fmt.Sprintf("the query string is longer than %d bytes; send large requests with POST", s.cfg.MaxBodyBytes))
@@ -284,7 +287,8 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	ctx, hint := graph.WithCacheHint(ctx)
 	r = r.WithContext(ctx)
 
-	rec := &recorder{header: w.Header(), status: http.StatusOK}
+	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
+	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
 	switch rec.status {
 	case http.StatusUnprocessableEntity:
@@ -386,7 +390,23 @@ func responseType(r *http.Request) string {
 type recorder struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	body   *bytes.Buffer
+}
+
+// buffers hold request bodies and answers: a page of 20 solutions is a
+// few kB either way, and every request needs both.
+var buffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 8<<10)) }}
+
+func getBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
+
+// putBuffer returns b to the pool, unless it grew large (a page of 1000
+// solutions with their pictures): those are left to the collector.
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > 256<<10 {
+		return
+	}
+	b.Reset()
+	buffers.Put(b)
 }
 
 func (r *recorder) Header() http.Header         { return r.header }

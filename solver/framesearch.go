@@ -85,10 +85,11 @@ func orientScore(t Task) int {
 	return early - corner*1_000_000
 }
 
-// guardDepth is how many rows the search fills while checking for
-// cancellation before it runs unchecked: deep enough that a cancelled count
-// of N=27 stops within seconds, shallow enough to cost nothing.
-const guardDepth = 2
+// unguardedRows is how many rows at the bottom of a search run without
+// checking for cancellation: a subtree of 12 rows takes milliseconds, so a
+// cancelled count of N=27 stops at once, and the checks above it, on the
+// few nodes of the top rows, cost nothing.
+const unguardedRows = 12
 
 // count returns the number of solutions with exactly this frame; it gives
 // up, returning a partial count, when ctx is done.
@@ -101,7 +102,7 @@ func (fs *frameSearch) count(ctx context.Context) uint64 {
 }
 
 func (fs *frameSearch) countGuarded(ctx context.Context, k int, cols, ld, rd uint32) uint64 {
-	if k >= guardDepth || k+3 >= len(fs.allowed) {
+	if k >= max(2, len(fs.allowed)-unguardedRows) || k+3 >= len(fs.allowed) {
 		return fs.countFrom(k, cols, ld, rd)
 	}
 	avail := fs.allowed[k] &^ (cols | ld | rd)

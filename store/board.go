@@ -29,9 +29,11 @@ type Board struct {
 	// Counts are nil until the board is done.
 	Counts *solver.Counts
 
-	// The plan: chunks are the placements of the first ChunkDepth rows.
-	// Zero while pending.
+	// The plan: chunks are the placements of the first ChunkDepth rows,
+	// or, when Tasks, the counter's tasks (ChunkDepth 0). Zero while
+	// pending.
 	ChunkDepth  int
+	Tasks       bool
 	ChunksTotal int
 	// Progress, kept by WriteChunk in the same transaction as each chunk.
 	ChunksDone    int
@@ -53,7 +55,16 @@ type BoardPlan struct {
 	// ChunkDepth is the prefix length of the chunks (0..N), usually
 	// solver.DefaultChunkDepth(N). The store makes the chunk rows with
 	// solver.Chunks(N, ChunkDepth).
-	ChunkDepth      int
+	ChunkDepth int
+	// Tasks plans the chunks as the counter's tasks, solver.Tasks(N),
+	// instead of prefixes (ChunkDepth must then be 0). Only for a board
+	// that keeps counts only: a task counts the solutions of all the
+	// images of its frame without listing them, an eighth of the search.
+	Tasks bool
+	// TasksPerChunk groups that many consecutive tasks into a chunk (0 or
+	// 1: one each), so that a chunk is worth its job's round trips: a task
+	// of N=17 takes about 2 ms.
+	TasksPerChunk   int
 	StoresSolutions bool
 	SolverVersion   string
 }
@@ -62,9 +73,14 @@ type BoardPlan struct {
 type ChunkRecord struct {
 	N int
 	// Index is the chunk's position among the board's chunks, 0-based, in
-	// lexicographic order of prefixes (the order of solver.Chunks).
-	Index  int
+	// lexicographic order of prefixes (the order of solver.Chunks), or in
+	// the order of solver.Tasks.
+	Index int
+	// Prefix is the chunk's prefix; nil for a task.
 	Prefix solver.Placement
+	// Tasks are the chunk's tasks when the board is planned by tasks; nil
+	// otherwise.
+	Tasks []solver.Task
 	// Counts are nil until the chunk is done: Total is its solutions,
 	// Unique and the Orbit fields count its canonical solutions.
 	Counts *solver.Counts

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"iter"
 
 	"github.com/nqueens/nqueens/solver"
@@ -11,6 +12,10 @@ import (
 // ChunkWrite is one computed chunk, ready to be stored.
 type ChunkWrite struct {
 	Chunk solver.Chunk
+	// Tasks, when set, are the chunk instead of Chunk: the tasks of a chunk
+	// of a board planned by tasks, written with their Counts (the sum of
+	// solver.CountTask's).
+	Tasks []solver.Task
 	// Solutions yields the chunk's solutions in ascending order, as
 	// Chunk.Solutions does. The store derives the chunk's counts from them
 	// and, when the board stores solutions, writes them. Required for a
@@ -21,18 +26,61 @@ type ChunkWrite struct {
 	Counts solver.Counts
 }
 
+// N is the board the chunk belongs to.
+func (w ChunkWrite) N() int {
+	if len(w.Tasks) > 0 {
+		return w.Tasks[0].N
+	}
+	return w.Chunk.N
+}
+
+// Key names the chunk's row among its board's: the column that holds it,
+// "prefix" or "task", and the value there.
+func (w ChunkWrite) Key() (column string, value []byte) {
+	if len(w.Tasks) > 0 {
+		return "task", TasksKey(w.Tasks)
+	}
+	return "prefix", w.Chunk.Prefix.Bytes()
+}
+
+// String names the chunk in messages.
+func (w ChunkWrite) String() string {
+	if len(w.Tasks) == 1 {
+		return w.Tasks[0].String()
+	}
+	if len(w.Tasks) > 0 {
+		return fmt.Sprintf("%d tasks from %v", len(w.Tasks), w.Tasks[0])
+	}
+	return w.Chunk.String()
+}
+
 // CheckChunkWrite checks a chunk write before the database is touched: a
-// board size in range, a prefix of queens that do not attack each other,
-// and counts that add up when they are given instead of solutions.
+// board size in range, a prefix of queens that do not attack each other
+// (or a task of the counter), and counts that add up when they are given
+// instead of solutions.
 func CheckChunkWrite(w ChunkWrite) error {
-	if err := CheckN(w.Chunk.N); err != nil {
+	if err := CheckN(w.N()); err != nil {
 		return err
+	}
+	if len(w.Tasks) > 0 {
+		for _, t := range w.Tasks {
+			if t.N != w.N() {
+				return Errorf(EINVALID, "%v: tasks of N=%d and N=%d in one chunk", w, w.N(), t.N)
+			}
+			if err := t.Validate(); err != nil {
+				return Errorf(EINVALID, "%v", err)
+			}
+		}
+		if w.Solutions != nil {
+			return Errorf(EINVALID, "%v: tasks are written with their counts, not their solutions", w)
+		}
+		return CheckChunkCounts(w, w.Counts)
 	}
 	if err := w.Chunk.Validate(); err != nil {
 		return Errorf(EINVALID, "%v", err)
 	}
 	if w.Solutions == nil {
-		return CheckChunkCounts(w.Chunk, w.Counts)
+		return CheckChunkCounts(w, w.Counts)
 	}
 	return nil
 }
@@ -41,9 +89,9 @@ func CheckChunkWrite(w ChunkWrite) error {
 // its classes must add up to its unique count, which cannot exceed its
 // total. (The full check, solver.Counts.Check, holds only for a whole
 // board: a class's members lie in several chunks.)
-func CheckChunkCounts(ch solver.Chunk, c solver.Counts) error {
+func CheckChunkCounts(w ChunkWrite, c solver.Counts) error {
 	if c.Orbit1+c.Orbit2+c.Orbit4+c.Orbit8 != c.Unique || c.Unique > c.Total || c.Total >= 1<<63 {
-		return Errorf(EINVALID, "chunk %v: counts do not add up: %+v", ch, c)
+		return Errorf(EINVALID, "%v: counts do not add up: %+v", w, c)
 	}
 	return nil
 }
@@ -53,11 +101,17 @@ func CheckChunkCounts(ch solver.Chunk, c solver.Counts) error {
 func CheckChunkTarget(w ChunkWrite, state BoardState, storesSolutions bool) error {
 	switch {
 	case state != Running:
-		return Errorf(ECONFLICT, "N=%d is %s; chunks are written while it runs", w.Chunk.N, state)
+		return Errorf(ECONFLICT, "N=%d is %s; chunks are written while it runs", w.N(), state)
 	case storesSolutions && w.Solutions == nil:
-		return Errorf(EINVALID, "N=%d stores its solutions: %v needs them, not only counts", w.Chunk.N, w.Chunk)
+		return Errorf(EINVALID, "N=%d stores its solutions: %v needs them, not only counts", w.N(), w)
 	}
 	return nil
+}
+
+// ChunkNotFound is the error for a write whose chunk is not a row of a
+// planned board.
+func ChunkNotFound(w ChunkWrite) error {
+	return Errorf(ENOTFOUND, "%v is not a chunk of a planned board", w)
 }
 
 // Row is one solution as a backend writes it.

@@ -30,13 +30,18 @@ func DecidePlan(b Board, plan BoardPlan) (PlanStep, error) {
 	case Running, Done:
 		return KeepBoard, nil
 	case Failed:
-		if b.ChunkDepth != plan.ChunkDepth || b.StoresSolutions != plan.StoresSolutions {
-			return KeepBoard, Errorf(ECONFLICT, "N=%d failed under another plan (chunk depth %d, stores solutions %t); it resumes only under that plan",
-				plan.N, b.ChunkDepth, b.StoresSolutions)
+		if b.ChunkDepth != plan.ChunkDepth || b.Tasks != plan.Tasks || b.StoresSolutions != plan.StoresSolutions {
+			return KeepBoard, Errorf(ECONFLICT, "N=%d failed under another plan (chunk depth %d, tasks %t, stores solutions %t); it resumes only under that plan",
+				plan.N, b.ChunkDepth, b.Tasks, b.StoresSolutions)
 		}
 		return ResumeBoard, nil
 	}
 	return StartBoard, nil
+}
+
+// PlanOf is the plan board b was planned under, to resume it.
+func PlanOf(b Board, solverVersion string) BoardPlan {
+	return BoardPlan{N: b.N, ChunkDepth: b.ChunkDepth, Tasks: b.Tasks, StoresSolutions: b.StoresSolutions, SolverVersion: solverVersion}
 }
 
 // CheckFinish says whether board b can be finished now: nil for a running

@@ -16,11 +16,21 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// TxFunc runs inside a store transaction, after the store's own writes and
-// before the commit, with the backend's native transaction: a pgx.Tx on
-// Postgres, a *sql.Tx on SQLite. It lets the job system complete its job in
-// the same transaction as the chunk it computed. An error rolls everything
-// back.
+// The hooks below run inside a store transaction, after the store's own
+// writes and before the commit, with the backend's native transaction: a
+// pgx.Tx on Postgres, a *sql.Tx on SQLite. They let the job system insert
+// and complete its jobs in the same transaction as the rows they stand for.
+// An error rolls everything back.
+
+// PlanTxFunc runs in the transaction of a PlanBoard call that claims the
+// board, with the board as it will be committed and its chunks not done yet
+// (all of them for a new board), in chunk order.
+type PlanTxFunc func(ctx context.Context, tx any, b Board, todo []ChunkRecord) error
+
+// TxFunc runs in the transaction of a WriteChunk call, after the chunk's
+// rows and before the board's progress: the board's row is locked from
+// that update to the commit, by every writer of the board in turn, so it
+// comes last.
 type TxFunc func(ctx context.Context, tx any) error
 
 // Store persists boards, chunks and solutions. Both backends behave the
@@ -39,11 +49,12 @@ type Store interface {
 	// existing row is returned unchanged.
 	RequestBoard(ctx context.Context, n int) (b Board, created bool, err error)
 	// PlanBoard claims a board for computing: it inserts it, or moves a
-	// pending or failed one, to running with the plan's chunk rows. It is
-	// idempotent: a running or done board is returned unchanged with
-	// claimed false. A failed board resumes (its done chunks stay done)
-	// only under the same plan; another plan is ECONFLICT.
-	PlanBoard(ctx context.Context, plan BoardPlan) (b Board, claimed bool, err error)
+	// pending or failed one, to running with the plan's chunk rows, then
+	// runs onClaim (if not nil) in that same transaction. It is idempotent:
+	// a running or done board is returned unchanged with claimed false, and
+	// onClaim does not run. A failed board resumes (its done chunks stay
+	// done) only under the same plan; another plan is ECONFLICT.
+	PlanBoard(ctx context.Context, plan BoardPlan, onClaim PlanTxFunc) (b Board, claimed bool, err error)
 	// Chunks returns the chunk rows of N in chunk order (ENOTFOUND for an
 	// unknown board).
 	Chunks(ctx context.Context, n int) ([]ChunkRecord, error)
@@ -57,6 +68,11 @@ type Store interface {
 	// true, and its caller should FinishBoard. A failure or a cancelled
 	// context leaves nothing of the chunk behind.
 	WriteChunk(ctx context.Context, w ChunkWrite, inTx TxFunc) (lastChunk bool, err error)
+	// TouchBoard records that a running board is being worked on: it sets
+	// the row's updated_at to now, so that progress readers see work that
+	// is alive while chunks run long. A board that is not running is left
+	// as it is (not an error); an unknown one is ENOTFOUND.
+	TouchBoard(ctx context.Context, n int) error
 	// FinishBoard marks a board done, with its counts summed from its chunk
 	// rows in the database and checked for consistency (solver.Counts.Check),
 	// its duration, and the prefix sums that SolutionAt and Rank use.

@@ -39,6 +39,9 @@ func CheckPlan(p BoardPlan) error {
 	if p.ChunkDepth < 0 || p.ChunkDepth > p.N {
 		return Errorf(EINVALID, "chunk depth for N=%d must be between 0 and %d, got %d", p.N, p.N, p.ChunkDepth)
 	}
+	if p.Tasks && (p.StoresSolutions || p.ChunkDepth != 0) {
+		return Errorf(EINVALID, "a plan by tasks keeps counts only and has chunk depth 0; got stores solutions %t, depth %d", p.StoresSolutions, p.ChunkDepth)
+	}
 	if p.SolverVersion == "" || len(p.SolverVersion) > 200 || !utf8.ValidString(p.SolverVersion) {
 		return Errorf(EINVALID, "solver version must be 1 to 200 bytes of UTF-8, got %q", p.SolverVersion)
 	}

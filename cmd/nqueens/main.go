@@ -1,7 +1,7 @@
 // Command nqueens is the one binary of the N-Queens service. It counts and
-// lists solutions from the command line, migrates the database schema and
-// serves the GraphQL API; the other service commands (worker, precompute)
-// come later.
+// lists solutions from the command line, migrates the database schema,
+// serves the GraphQL API, and computes boards into the database in the
+// background (worker, precompute).
 //
 // Exit codes: 0 success, 1 failure while running, 2 bad usage,
 // 130 interrupted (Ctrl-C).
@@ -44,6 +44,8 @@ var commands = []command{
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
 	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
+	{"worker", workerSynopsis, "work the precompute jobs of the database until stopped", runWorker},
+	{"precompute", precomputeSynopsis, "ask for boards to be computed and kept; --wait works them and shows the progress", runPrecompute},
 }
 
 func main() {

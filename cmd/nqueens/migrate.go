@@ -16,13 +16,16 @@ const migrateSynopsis = "up|down|version [--all]"
 // per field:
 //
 //	database sqlite ./nqueens.db
-//	version 2
-//	latest 2
+//	version 3
+//	latest 3
 //	dirty false
+//	river_version 8
+//	river_latest 8
 //
-// up applies every migration not applied yet; down reverts the last one,
-// or with --all every one (the data goes with the tables); version only
-// prints.
+// up applies every migration not applied yet, the store's and then those
+// of River, the job system, whose tables live beside the store's; down
+// reverts the store's last one, or with --all every one of both (the data
+// and the jobs go with the tables); version only prints.
 func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("migrate")
 	all := fs.Bool("all", false, "with down: revert every migration, dropping all tables and data")
@@ -51,15 +54,18 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	switch action {
-	case "up":
-		err = m.Up()
-	case "down":
-		steps := 1
-		if *all {
-			steps = 0
-		}
-		err = m.Down(steps)
+	river, closeRiver, err := openRiverSchema(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer closeRiver()
+	switch {
+	case action == "up":
+		err = errors.Join(m.Up(), river.up(ctx))
+	case action == "down" && *all:
+		err = errors.Join(river.down(ctx), m.Down(0))
+	case action == "down":
+		err = m.Down(1)
 	}
 	if err != nil {
 		return err
@@ -72,6 +78,11 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "database %s\nversion %d\nlatest %d\ndirty %t\n", db, version, latest, dirty)
+	riverVersion, riverLatest, err := river.version(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "database %s\nversion %d\nlatest %d\ndirty %t\nriver_version %d\nriver_latest %d\n",
+		db, version, latest, dirty, riverVersion, riverLatest)
 	return err
 }

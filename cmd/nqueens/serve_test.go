@@ -3,87 +3,193 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/storetest"
 )
 
-// TestServe starts the real binary, asks it a query over HTTP and stops it
-// with SIGTERM: it must shut down gracefully and exit 0.
-func TestServe(t *testing.T) {
-	t.Parallel()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--max-page-size", "50")
-	cmd.Env = append(os.Environ(), "NQUEENS_REQUEST_TIMEOUT=5s", "NQUEENS_ADMIN_TOKEN=")
+// serving is a running "nqueens serve" process.
+type serving struct {
+	cmd    *exec.Cmd
+	url    string // the GraphQL endpoint
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe starts the real binary with env and args on a free port and
+// waits for the line that says where it serves.
+func startServe(t *testing.T, env []string, args ...string) *serving {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	// No boards asked for on start (serve's default computes N=1..15)
+	// unless env says otherwise.
+	cmd.Env = append(append(os.Environ(), "NQUEENS_PRECOMPUTE=none"), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	s := &serving{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
-		t.Fatalf("reading the address: %v; stderr:\n%s", err, stderr.String())
+		t.Fatalf("reading the address: %v; stderr:\n%s", err, s.stderr.String())
 	}
 	i := strings.Index(line, "http://")
 	if i < 0 {
 		t.Fatalf("first line %q has no address", line)
 	}
-	url := strings.Fields(line[i:])[0]
+	s.url = strings.Fields(line[i:])[0]
 	go io.Copy(io.Discard, stdout)
+	return s
+}
 
-	resp, err := http.Get(strings.TrimSuffix(url, "/graphql") + "/healthz")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/healthz: %v %v", resp, err)
+func (s *serving) post(t *testing.T, q string) string {
+	t.Helper()
+	resp, err := http.Post(s.url, "application/json", strings.NewReader(q))
+	if err != nil {
+		t.Fatal(err)
 	}
-	resp.Body.Close()
-	post := func(q string) string {
-		resp, err := http.Post(url, "application/json", strings.NewReader(q))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
-	want := strconv.FormatUint(oeis.MustLoad(t)[10].Total, 10)
-	if got := post(`{"query":"{ count(n: 10) { total } }"}`); !strings.Contains(got, `"total":"`+want+`"`) {
-		t.Errorf("count(10): %s", got)
-	}
-	// The flag set the page size limit.
-	if got := post(`{"query":"{ solutions(n: 10, first: 51) { totalCount } }"}`); !strings.Contains(got, "from 0 to 50") {
-		t.Errorf("first: 51 with --max-page-size 50: %s", got)
-	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+// stop sends SIGTERM: the server must shut down gracefully and exit 0.
+func (s *serving) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- s.cmd.Wait() }()
 	select {
 	case err := <-done:
-		var exit *exec.ExitError
-		if errors.As(err, &exit) || err != nil {
-			t.Fatalf("after SIGTERM: %v; stderr:\n%s", err, stderr.String())
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v; stderr:\n%s", err, s.stderr.String())
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatalf("no exit 15s after SIGTERM; stderr:\n%s", stderr.String())
+		t.Fatalf("no exit 15s after SIGTERM; stderr:\n%s", s.stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "stopped") {
-		t.Errorf("stderr lacks the shutdown log:\n%s", stderr.String())
+	if !strings.Contains(s.stderr.String(), "stopped") {
+		t.Errorf("stderr lacks the shutdown log:\n%s", s.stderr.String())
+	}
+}
+
+// TestServe starts the real binary over each database the environment
+// can select, with N=8 stored beforehand through the store, asks it
+// queries over HTTP and stops it with SIGTERM. N=8 pages from the store,
+// other boards from the solver.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	for _, db := range []struct {
+		name string
+		env  func(t *testing.T) ([]string, store.Store)
+	}{
+		{"sqlite", func(t *testing.T) ([]string, store.Store) {
+			path := filepath.Join(t.TempDir(), "nqueens.db")
+			st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + path}, st
+		}},
+		{"postgres", func(t *testing.T) ([]string, store.Store) {
+			u, _ := pgtest.Schema(t)
+			st, err := postgres.Open(context.Background(), postgres.Config{URL: u})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{"DATABASE_URL=" + u}, st
+		}},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			env, st := db.env(t)
+			storetest.Load(context.Background(), t, st, 8, solver.DefaultChunkDepth(8))
+			st.Close()
+
+			// No precompute on start: N=10 stays unknown to the store.
+			s := startServe(t, append(env, "NQUEENS_REQUEST_TIMEOUT=5s", "NQUEENS_ADMIN_TOKEN=", "NQUEENS_PRECOMPUTE=none"), "--max-page-size", "50")
+			resp, err := http.Get(strings.TrimSuffix(s.url, "/graphql") + "/healthz")
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("/healthz: %v %v", resp, err)
+			}
+			resp.Body.Close()
+			ref := oeis.MustLoad(t)
+			want := strconv.FormatUint(ref[10].Total, 10)
+			if got := s.post(t, `{"query":"{ count(n: 10) { total source state } }"}`); !strings.Contains(got, `"total":"`+want+`","source":"SOLVER","state":"UNKNOWN"`) {
+				t.Errorf("count(10): %s", got)
+			}
+			want = strconv.FormatUint(ref[8].Total, 10)
+			if got := s.post(t, `{"query":"{ count(n: 8) { total source state } solutions(n: 8, first: 1) { totalCount source } }"}`); !strings.Contains(got, `"count":{"total":"`+want+`","source":"STORE","state":"DONE"}`) ||
+				!strings.Contains(got, `"solutions":{"totalCount":"`+want+`","source":"STORE"}`) {
+				t.Errorf("N=8, stored: %s", got)
+			}
+			// The flag set the page size limit.
+			if got := s.post(t, `{"query":"{ solutions(n: 10, first: 51) { totalCount } }"}`); !strings.Contains(got, "from 0 to 50") {
+				t.Errorf("first: 51 with --max-page-size 50: %s", got)
+			}
+			s.stop(t)
+		})
+	}
+}
+
+// TestServeMigrations: serve applies the migrations on start, unless
+// --migrate=false (or NQUEENS_MIGRATE=false).
+func TestServeMigrations(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args, env []string
+		migrated  bool
+	}{
+		{nil, nil, true},
+		{[]string{"--migrate=false"}, nil, false},
+		{nil, []string{"NQUEENS_MIGRATE=false"}, false},
+	} {
+		env := append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "NQUEENS_PRECOMPUTE=none"}, tt.env...)
+		startServe(t, env, tt.args...).stop(t)
+		r := nqueensEnv(t, env, "migrate", "version")
+		if migrated := !strings.Contains(r.stdout, "version 0\n"); r.code != 0 || migrated != tt.migrated {
+			t.Errorf("serve %v %v, then migrate version: exit %d, %q; want migrated %v", tt.args, tt.env, r.code, r.stdout, tt.migrated)
+		}
 	}
 }
 
@@ -100,15 +206,33 @@ func TestServeBadSettings(t *testing.T) {
 		{nil, []string{"--depth-limit", "-1"}, "--depth-limit"},
 		{nil, []string{"extra"}, "no arguments"},
 		{nil, []string{"--addr", "127.0.0.1:99999"}, "99999"},
+		{nil, []string{"--max-page-size", "10000"}, "--max-page-size"},
+		{[]string{"NQUEENS_MIGRATE=maybe"}, nil, "NQUEENS_MIGRATE"},
+		{[]string{"DATABASE_URL=postgres://postgres@127.0.0.1:1/x?sslmode=disable"}, []string{"--addr", "127.0.0.1:0"}, "opening the database (postgres"},
 	} {
 		cmd := exec.Command(binary, append([]string{"serve"}, tt.args...)...)
-		cmd.Env = append(os.Environ(), tt.env...)
+		cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || !strings.Contains(stderr.String(), tt.says) {
 			t.Errorf("serve %v with %v: %v, stderr %q; want a failure naming %s", tt.args, tt.env, err, stderr.String(), tt.says)
+		}
+	}
+}
+
+func TestGenericPlans(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"postgres://u@h:5432/db?sslmode=disable", "postgres://u@h:5432/db?plan_cache_mode=force_generic_plan&sslmode=disable"},
+		{"postgresql://u@h/db", "postgresql://u@h/db?plan_cache_mode=force_generic_plan"},
+		{"postgres://u@h/db?plan_cache_mode=auto", "postgres://u@h/db?plan_cache_mode=auto"},
+		{"host=h user=u dbname=db", "host=h user=u dbname=db plan_cache_mode=force_generic_plan"},
+		{"host=h plan_cache_mode=auto", "host=h plan_cache_mode=auto"},
+	} {
+		if got := genericPlans(tt.in); got != tt.want {
+			t.Errorf("genericPlans(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // boardColumns is the column list scanBoard reads.
 const boardColumns = `n, state, stores_solutions,
 	total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes,
-	chunk_depth, chunks_total, chunks_done, solutions_done,
+	chunk_depth, chunk_kind = 'task', chunks_total, chunks_done, solutions_done,
 	started_at, finished_at, duration_seconds, solver_version, last_error, updated_at`
 
 func scanBoard(row pgx.Row) (store.Board, error) {
@@ -30,7 +30,7 @@ func scanBoard(row pgx.Row) (store.Board, error) {
 		chunksTot, chunksOK int32
 	)
 	dest := append([]any{&n, &state, &b.StoresSolutions}, counts.Dest()...)
-	dest = append(dest, &depth, &chunksTot, &chunksOK, &solutionsDone,
+	dest = append(dest, &depth, &b.Tasks, &chunksTot, &chunksOK, &solutionsDone,
 		&started, &finished, &duration, &b.SolverVersion, &lastError, &b.UpdatedAt)
 	if err := row.Scan(dest...); err != nil {
 		return store.Board{}, err
@@ -102,7 +102,7 @@ func (s *Store) RequestBoard(ctx context.Context, n int) (store.Board, bool, err
 }
 
 // PlanBoard claims a board for computing; see store.Store.
-func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Board, claimed bool, err error) {
+func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
 	if err := store.CheckPlan(plan); err != nil {
 		return store.Board{}, false, err
 	}
@@ -116,6 +116,7 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Bo
 			return err
 		}
 		step, err := store.DecidePlan(b, plan)
+		var todo []store.ChunkRecord
 		switch {
 		case err != nil || step == store.KeepBoard:
 			return err
@@ -123,27 +124,42 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Bo
 			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
 				SET state = 'running', last_error = NULL, solver_version = $2, updated_at = now()
 				WHERE n = $1 RETURNING `+boardColumns, plan.N, plan.SolverVersion))
-			claimed = err == nil
-			return err
+			if err != nil {
+				return err
+			}
+			if todo, err = chunks(ctx, tx, plan.N, "AND done_at IS NULL"); err != nil {
+				return err
+			}
+		default:
+			if todo, err = store.PlannedChunks(plan); err != nil {
+				return err
+			}
+			kind := "prefix"
+			if plan.Tasks {
+				kind = "task"
+			}
+			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
+				SET state = 'running', stores_solutions = $2, chunk_depth = $3, chunk_kind = $4, chunks_total = $5,
+				    solver_version = $6, started_at = now(), updated_at = now()
+				WHERE n = $1 RETURNING `+boardColumns,
+				plan.N, plan.StoresSolutions, plan.ChunkDepth, kind, len(todo), plan.SolverVersion))
+			if err != nil {
+				return err
+			}
+			_, err = tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"n", "idx", "prefix", "task"},
+				pgx.CopyFromSlice(len(todo), func(i int) ([]any, error) {
+					prefix, task := todo[i].KeyColumns()
+					return []any{plan.N, i, prefix, task}, nil
+				}))
+			if err != nil {
+				return err
+			}
 		}
-		chunks, err := solver.Chunks(plan.N, plan.ChunkDepth)
-		if err != nil {
-			return store.Errorf(store.EINVALID, "%v", err)
+		claimed = true
+		if onClaim != nil {
+			return onClaim(ctx, tx, b, todo)
 		}
-		b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
-			SET state = 'running', stores_solutions = $2, chunk_depth = $3, chunks_total = $4,
-			    solver_version = $5, started_at = now(), updated_at = now()
-			WHERE n = $1 RETURNING `+boardColumns,
-			plan.N, plan.StoresSolutions, plan.ChunkDepth, len(chunks), plan.SolverVersion))
-		if err != nil {
-			return err
-		}
-		_, err = tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"n", "idx", "prefix"},
-			pgx.CopyFromSlice(len(chunks), func(i int) ([]any, error) {
-				return []any{plan.N, i, chunks[i].Prefix.Bytes()}, nil
-			}))
-		claimed = err == nil
-		return err
+		return nil
 	})
 	if err != nil {
 		return store.Board{}, false, err
@@ -151,30 +167,28 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Bo
 	return b, claimed, nil
 }
 
+// TouchBoard sets a running board's updated_at; see store.Store.
+func (s *Store) TouchBoard(ctx context.Context, n int) error {
+	if err := store.CheckN(n); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE boards SET updated_at = now() WHERE n = $1 AND state = 'running'`, n)
+	if err != nil {
+		return translate(err)
+	}
+	if tag.RowsAffected() == 0 {
+		_, err = board(ctx, s.pool, n, "")
+		return err
+	}
+	return nil
+}
+
 // Chunks returns the chunk rows of N in order.
 func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
 	if err := store.CheckN(n); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT idx, prefix,
-		total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes, done_at
-		FROM chunks WHERE n = $1 ORDER BY idx`, n)
-	if err != nil {
-		return nil, translate(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.ChunkRecord, error) {
-		c := store.ChunkRecord{N: n}
-		var prefix []byte
-		var counts store.CountColumns
-		var doneAt *time.Time
-		dest := append([]any{&c.Index, &prefix}, counts.Dest()...)
-		err := r.Scan(append(dest, &doneAt)...)
-		c.Prefix, c.Counts = solver.FromBytes(prefix), counts.Counts()
-		if doneAt != nil {
-			c.DoneAt = doneAt.UTC()
-		}
-		return c, err
-	})
+	out, err := chunks(ctx, s.pool, n, "")
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -185,6 +199,38 @@ func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) 
 		}
 	}
 	return out, nil
+}
+
+// rowQuerier is what pool and transaction have in common for queries of
+// many rows.
+type rowQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// chunks reads the chunk rows of N in order, with filter (e.g. "AND
+// done_at IS NULL") appended to the WHERE clause.
+func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.ChunkRecord, error) {
+	rows, err := q.Query(ctx, `SELECT idx, prefix, task,
+		total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes, done_at
+		FROM chunks WHERE n = $1 `+filter+` ORDER BY idx`, n)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.ChunkRecord, error) {
+		c := store.ChunkRecord{N: n}
+		var prefix, task []byte
+		var counts store.CountColumns
+		var doneAt *time.Time
+		dest := append([]any{&c.Index, &prefix, &task}, counts.Dest()...)
+		if err := r.Scan(append(dest, &doneAt)...); err != nil {
+			return c, err
+		}
+		c.Counts = counts.Counts()
+		if doneAt != nil {
+			c.DoneAt = doneAt.UTC()
+		}
+		return c, c.SetKey(prefix, task)
+	})
 }
 
 // FinishBoard marks a board done with counts summed from its chunks.
@@ -269,7 +315,12 @@ func (s *Store) FailBoard(ctx context.Context, n int, reason string) (store.Boar
 // inTx runs f in a transaction, committing when it returns nil. Errors are
 // translated.
 func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
+	return s.inTxWith(ctx, pgx.TxOptions{}, f)
+}
+
+// inTxWith is inTx with the transaction's options.
+func (s *Store) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pgx.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return translate(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/jackc/pgx/v5"
@@ -26,10 +27,17 @@ type Config struct {
 	// SkipMigrations leaves the schema as it is; by default Open applies
 	// the migrations not yet applied.
 	SkipMigrations bool
-	// MaxConns bounds the pool; 0 keeps pgx's default (4 or the number of
-	// CPUs, whichever is larger).
+	// MaxConns bounds the pool; 0 means DefaultMaxConns, unless the URL
+	// sets pool_max_conns.
 	MaxConns int32
 }
+
+// DefaultMaxConns is the pool's default bound. pgx's own (4, or the
+// number of CPUs) is too small for a pool that the job system shares
+// (Pool): each worker job holds a connection while it writes its chunk, and
+// River keeps one for LISTEN and uses more to fetch and complete jobs,
+// besides the API's reads.
+const DefaultMaxConns = 20
 
 // Store is the Postgres store.Store.
 type Store struct {
@@ -45,8 +53,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, store.Errorf(store.EINVALID, "bad Postgres URL: %v", err)
 	}
-	if cfg.MaxConns > 0 {
+	switch {
+	case cfg.MaxConns > 0:
 		pc.MaxConns = cfg.MaxConns
+	case !strings.Contains(cfg.URL, "pool_max_conns"):
+		pc.MaxConns = DefaultMaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
@@ -99,6 +110,10 @@ func newMigrator(cc *pgx.ConnConfig) (*migrations.Migrator, error) {
 	}
 	return m, nil
 }
+
+// Pool is the store's connection pool, for the job system (River) to
+// share: its jobs are completed in the store's own transactions.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Ping checks that the server answers.
 func (s *Store) Ping(ctx context.Context) error {

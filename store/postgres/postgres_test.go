@@ -51,7 +51,7 @@ func TestWriteChunkInTx(t *testing.T) {
 	u, _ := pgtest.Schema(t)
 	s := open(t, u, false)
 	ctx := t.Context()
-	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}); err != nil {
+	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	c := solver.Chunk{N: 6, Prefix: solver.Placement{1}}

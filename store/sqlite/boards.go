@@ -13,7 +13,7 @@ import (
 // boardColumns is the column list scanBoard reads.
 const boardColumns = `n, state, stores_solutions,
 	total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes,
-	chunk_depth, chunks_total, chunks_done, solutions_done,
+	chunk_depth, chunk_kind = 'task', chunks_total, chunks_done, solutions_done,
 	started_at, finished_at, duration_seconds, solver_version, last_error, updated_at`
 
 // scanner is what *sql.Row and *sql.Rows have in common.
@@ -30,7 +30,7 @@ func scanBoard(row scanner) (store.Board, error) {
 		lastError                  sql.NullString
 	)
 	dest := append([]any{&b.N, &state, &b.StoresSolutions}, counts.Dest()...)
-	dest = append(dest, &b.ChunkDepth, &b.ChunksTotal, &b.ChunksDone, &solutionsDone,
+	dest = append(dest, &b.ChunkDepth, &b.Tasks, &b.ChunksTotal, &b.ChunksDone, &solutionsDone,
 		&started, &finished, &duration, &b.SolverVersion, &lastError, &updated)
 	if err := row.Scan(dest...); err != nil {
 		return store.Board{}, err
@@ -109,7 +109,7 @@ func (s *Store) RequestBoard(ctx context.Context, n int) (b store.Board, created
 }
 
 // PlanBoard claims a board for computing; see store.Store.
-func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Board, claimed bool, err error) {
+func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
 	if err := store.CheckPlan(plan); err != nil {
 		return store.Board{}, false, err
 	}
@@ -122,6 +122,7 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Bo
 			return err
 		}
 		step, err := store.DecidePlan(b, plan)
+		var todo []store.ChunkRecord
 		switch {
 		case err != nil || step == store.KeepBoard:
 			return err
@@ -129,32 +130,36 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Bo
 			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
 				SET state = 'running', last_error = NULL, solver_version = ?, updated_at = ?
 				WHERE n = ? RETURNING `+boardColumns, plan.SolverVersion, t, plan.N))
-			claimed = err == nil
-			return err
-		}
-		chunks, err := solver.Chunks(plan.N, plan.ChunkDepth)
-		if err != nil {
-			return store.Errorf(store.EINVALID, "%v", err)
-		}
-		b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
-			SET state = 'running', stores_solutions = ?, chunk_depth = ?, chunks_total = ?,
-			    solver_version = ?, started_at = ?, updated_at = ?
-			WHERE n = ? RETURNING `+boardColumns,
-			plan.StoresSolutions, plan.ChunkDepth, len(chunks), plan.SolverVersion, t, t, plan.N))
-		if err != nil {
-			return err
-		}
-		insert, err := tx.PrepareContext(ctx, `INSERT INTO chunks (n, idx, prefix) VALUES (?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer insert.Close()
-		for i, c := range chunks {
-			if _, err := insert.ExecContext(ctx, plan.N, i, c.Prefix.Bytes()); err != nil {
+			if err != nil {
+				return err
+			}
+			if todo, err = chunks(ctx, tx, plan.N, "AND done_at IS NULL"); err != nil {
+				return err
+			}
+		default:
+			if todo, err = store.PlannedChunks(plan); err != nil {
+				return err
+			}
+			kind := "prefix"
+			if plan.Tasks {
+				kind = "task"
+			}
+			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
+				SET state = 'running', stores_solutions = ?, chunk_depth = ?, chunk_kind = ?, chunks_total = ?,
+				    solver_version = ?, started_at = ?, updated_at = ?
+				WHERE n = ? RETURNING `+boardColumns,
+				plan.StoresSolutions, plan.ChunkDepth, kind, len(todo), plan.SolverVersion, t, t, plan.N))
+			if err != nil {
+				return err
+			}
+			if err := insertChunks(ctx, tx, todo); err != nil {
 				return err
 			}
 		}
 		claimed = true
+		if onClaim != nil {
+			return onClaim(ctx, tx, b, todo)
+		}
 		return nil
 	})
 	if err != nil {
@@ -163,35 +168,48 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan) (b store.Bo
 	return b, claimed, nil
 }
 
+// insertChunks inserts the rows of a new plan's chunks.
+func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) error {
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO chunks (n, idx, prefix, task) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	for _, c := range todo {
+		prefix, task := c.KeyColumns()
+		if _, err := insert.ExecContext(ctx, c.N, c.Index, prefix, task); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TouchBoard sets a running board's updated_at; see store.Store.
+func (s *Store) TouchBoard(ctx context.Context, n int) error {
+	if err := store.CheckN(n); err != nil {
+		return err
+	}
+	res, err := s.writer.ExecContext(ctx, `UPDATE boards SET updated_at = ? WHERE n = ? AND state = 'running'`, now(), n)
+	if err != nil {
+		return translate(err)
+	}
+	if touched, err := res.RowsAffected(); err != nil || touched == 0 {
+		if err != nil {
+			return translate(err)
+		}
+		_, err = board(ctx, s.reader, n)
+		return err
+	}
+	return nil
+}
+
 // Chunks returns the chunk rows of N in order.
 func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
 	if err := store.CheckN(n); err != nil {
 		return nil, err
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT idx, prefix,
-		total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes, done_at
-		FROM chunks WHERE n = ? ORDER BY idx`, n)
+	out, err := chunks(ctx, s.reader, n, "")
 	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	var out []store.ChunkRecord
-	for rows.Next() {
-		c := store.ChunkRecord{N: n}
-		var prefix []byte
-		var counts store.CountColumns
-		var doneAt sql.NullString
-		dest := append([]any{&c.Index, &prefix}, counts.Dest()...)
-		if err := rows.Scan(append(dest, &doneAt)...); err != nil {
-			return nil, translate(err)
-		}
-		c.Prefix, c.Counts = solver.FromBytes(prefix), counts.Counts()
-		if c.DoneAt, err = parseTime(doneAt); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, translate(err)
 	}
 	if len(out) == 0 {
@@ -201,6 +219,44 @@ func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) 
 		}
 	}
 	return out, nil
+}
+
+// rowQuerier is what the pools and a transaction have in common for
+// queries of many rows.
+type rowQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// chunks reads the chunk rows of N in order, with filter (e.g. "AND
+// done_at IS NULL") appended to the WHERE clause.
+func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.ChunkRecord, error) {
+	rows, err := q.QueryContext(ctx, `SELECT idx, prefix, task,
+		total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes, done_at
+		FROM chunks WHERE n = ? `+filter+` ORDER BY idx`, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.ChunkRecord
+	for rows.Next() {
+		c := store.ChunkRecord{N: n}
+		var prefix, task []byte
+		var counts store.CountColumns
+		var doneAt sql.NullString
+		dest := append([]any{&c.Index, &prefix, &task}, counts.Dest()...)
+		if err := rows.Scan(append(dest, &doneAt)...); err != nil {
+			return nil, err
+		}
+		c.Counts = counts.Counts()
+		if c.DoneAt, err = parseTime(doneAt); err != nil {
+			return nil, err
+		}
+		if err := c.SetKey(prefix, task); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // FinishBoard marks a board done with counts summed from its chunks.

@@ -135,6 +135,11 @@ func newMigrator(path string, busy time.Duration) (*migrations.Migrator, error) 
 	return m, nil
 }
 
+// Writer is the store's one write connection, for the job system (River)
+// to share: SQLite takes one writer at a time, and jobs are completed in
+// the store's own transactions.
+func (s *Store) Writer() *sql.DB { return s.writer }
+
 // Ping checks that the file can be read.
 func (s *Store) Ping(ctx context.Context) error {
 	return translate(s.reader.PingContext(ctx))

@@ -18,29 +18,29 @@ func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.T
 	if err := store.CheckChunkWrite(w); err != nil {
 		return false, err
 	}
-	n := w.Chunk.N
+	n := w.N()
+	keyColumn, key := w.Key()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var idx int
 		var done, stores bool
 		var state string
 		err := tx.QueryRowContext(ctx, `SELECT c.idx, c.done_at IS NOT NULL, b.stores_solutions, b.state
 			FROM chunks AS c JOIN boards AS b ON b.n = c.n
-			WHERE c.n = ? AND c.prefix = ?`, n, w.Chunk.Prefix.Bytes()).Scan(&idx, &done, &stores, &state)
+			WHERE c.n = ? AND c.`+keyColumn+` = ?`, n, key).Scan(&idx, &done, &stores, &state)
 		if errors.Is(err, sql.ErrNoRows) {
-			return store.Errorf(store.ENOTFOUND, "%v is not a chunk of a planned board", w.Chunk)
+			return store.ChunkNotFound(w)
 		}
 		if err != nil {
 			return err
 		}
-		if !done {
-			if lastChunk, err = writeChunk(ctx, tx, w, idx, stores, store.BoardState(state)); err != nil {
-				return err
+		if done {
+			if inTx != nil {
+				return inTx(ctx, tx)
 			}
+			return nil
 		}
-		if inTx != nil {
-			return inTx(ctx, tx)
-		}
-		return nil
+		lastChunk, err = writeChunk(ctx, tx, w, idx, stores, store.BoardState(state), inTx)
+		return err
 	})
 	if err != nil {
 		return false, err
@@ -50,11 +50,11 @@ func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.T
 
 // writeChunk writes a chunk that is not done yet, inside tx, with one
 // prepared INSERT per solution.
-func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState) (lastChunk bool, err error) {
+func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc) (lastChunk bool, err error) {
 	if err := store.CheckChunkTarget(w, state, stores); err != nil {
 		return false, err
 	}
-	n := w.Chunk.N
+	n := w.N()
 	counts := w.Counts
 	if w.Solutions != nil {
 		rows := store.NewChunkRows(ctx, w)
@@ -85,6 +85,11 @@ func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, st
 		    orbit1_classes = ?, orbit2_classes = ?, orbit4_classes = ?, orbit8_classes = ?, done_at = ?
 		WHERE n = ? AND idx = ?`, append(store.CountArgs(counts), now(), n, idx)...); err != nil {
 		return false, err
+	}
+	if inTx != nil {
+		if err := inTx(ctx, tx); err != nil {
+			return false, err
+		}
 	}
 	err = tx.QueryRowContext(ctx, `UPDATE boards
 		SET chunks_done = chunks_done + 1, solutions_done = solutions_done + ?, updated_at = ?

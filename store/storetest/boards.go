@@ -24,12 +24,12 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 
 	plan := store.BoardPlan{N: n, ChunkDepth: 2, StoresSolutions: true, SolverVersion: SolverVersion}
 	chunks, _ := solver.Chunks(n, plan.ChunkDepth)
-	running, claimed, err := s.PlanBoard(ctx, plan)
+	running, claimed, err := s.PlanBoard(ctx, plan, nil)
 	if err != nil || !claimed || running.State != store.Running || running.ChunkDepth != 2 || running.ChunksTotal != len(chunks) ||
 		!running.StoresSolutions || running.SolverVersion != SolverVersion || running.StartedAt.IsZero() {
 		t.Fatalf("PlanBoard: %+v, claimed %t, %v; want it running with %d chunks", running, claimed, err, len(chunks))
 	}
-	again, claimed, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 3, SolverVersion: "other"})
+	again, claimed, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 3, SolverVersion: "other"}, nil)
 	if err != nil || claimed || again.ChunkDepth != 2 || again.SolverVersion != SolverVersion {
 		t.Fatalf("PlanBoard of a running board: %+v, claimed %t, %v; want it unchanged", again, claimed, err)
 	}
@@ -55,9 +55,9 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 	}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: chunks[1], Solutions: chunks[1].Solutions()}, nil)
 	wantCode(t, err, store.ECONFLICT, "WriteChunk of a failed board")
-	_, _, err = s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: SolverVersion})
+	_, _, err = s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: SolverVersion}, nil)
 	wantCode(t, err, store.ECONFLICT, "PlanBoard of a failed board under another plan")
-	resumed, claimed, err := s.PlanBoard(ctx, plan)
+	resumed, claimed, err := s.PlanBoard(ctx, plan, nil)
 	if err != nil || !claimed || resumed.State != store.Running || resumed.ChunksDone != 1 || resumed.LastError != "" ||
 		!resumed.StartedAt.Equal(running.StartedAt) {
 		t.Fatalf("PlanBoard of a failed board: %+v, claimed %t, %v; want it running again with its done chunk", resumed, claimed, err)
@@ -76,7 +76,7 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 	}
 	_, err = s.FailBoard(ctx, n, "too late")
 	wantCode(t, err, store.ECONFLICT, "FailBoard of a done board")
-	if again, claimed, err := s.PlanBoard(ctx, plan); err != nil || claimed || again.State != store.Done {
+	if again, claimed, err := s.PlanBoard(ctx, plan, nil); err != nil || claimed || again.State != store.Done {
 		t.Errorf("PlanBoard of a done board: %+v, claimed %t, %v; want it unchanged", again, claimed, err)
 	}
 
@@ -109,7 +109,7 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 // (N=3 at depth 3: no three queens fit): it finishes at once, with no
 // solutions.
 func testBoardWithoutChunks(t *testing.T, b *bundle) {
-	board, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 3, ChunkDepth: 3, StoresSolutions: true, SolverVersion: SolverVersion})
+	board, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 3, ChunkDepth: 3, StoresSolutions: true, SolverVersion: SolverVersion}, nil)
 	if err != nil || board.ChunksTotal != 0 {
 		t.Fatalf("PlanBoard(N=3, depth 3): %+v, %v; want no chunks", board, err)
 	}
@@ -172,7 +172,7 @@ func testBadInput(t *testing.T, b *bundle) {
 		"no solver version": {N: 6, ChunkDepth: 1},
 		"N out of range":    {N: 40, ChunkDepth: 1, SolverVersion: "v"},
 	} {
-		_, _, err := s.PlanBoard(ctx, p)
+		_, _, err := s.PlanBoard(ctx, p, nil)
 		wantCode(t, err, store.EINVALID, "PlanBoard: "+name)
 	}
 
@@ -186,7 +186,7 @@ func testBadInput(t *testing.T, b *bundle) {
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: attacking, Solutions: attacking.Solutions()}, nil)
 	wantCode(t, err, store.EINVALID, "WriteChunk of an attacking prefix")
 
-	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 8, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "v"}); err != nil {
+	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 8, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "v"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	first := solver.Chunk{N: 8, Prefix: solver.Placement{0}}

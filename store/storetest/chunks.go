@@ -15,7 +15,7 @@ import (
 // plan plans board n at depth, storing solutions, and returns its chunks.
 func plan(t *testing.T, b *bundle, n, depth int) []solver.Chunk {
 	t.Helper()
-	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}); err != nil {
+	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}, nil); err != nil {
 		t.Fatal(err)
 	}
 	chunks, err := solver.Chunks(n, depth)
@@ -280,7 +280,7 @@ func slicesValues(ps []solver.Placement) iter.Seq[solver.Placement] {
 // final counts right, and no pages.
 func testCountsOnlyBoard(t *testing.T, b *bundle) {
 	const n = 11
-	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: n, ChunkDepth: 2, SolverVersion: SolverVersion}); err != nil {
+	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: n, ChunkDepth: 2, SolverVersion: SolverVersion}, nil); err != nil {
 		t.Fatal(err)
 	}
 	chunks, err := solver.Chunks(n, 2)

@@ -46,7 +46,7 @@ func LoadComputed(tb testing.TB, s store.Store, chunks []ComputedChunk) {
 	ctx := context.Background()
 	n := chunks[0].Chunk.N
 	plan := store.BoardPlan{N: n, ChunkDepth: len(chunks[0].Chunk.Prefix), StoresSolutions: true, SolverVersion: SolverVersion}
-	if _, _, err := s.PlanBoard(ctx, plan); err != nil {
+	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
 		tb.Fatal(err)
 	}
 	for _, c := range chunks {

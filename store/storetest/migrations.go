@@ -13,6 +13,10 @@ import (
 // store works again after the last.
 func testMigrationsUpDownUp(t *testing.T, b *bundle) {
 	Load(b.ctx, t, b.store, 5, 1)
+	// A board planned by tasks, which the step down from version 3 drops.
+	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 6, Tasks: true, SolverVersion: SolverVersion}, nil); err != nil {
+		t.Fatal(err)
+	}
 	m := b.db.Migrator(t)
 	latest, err := migrations.Latest(b.dialect)
 	if err != nil {

@@ -57,6 +57,9 @@ func Run(t *testing.T, b Backend) {
 		{"AtomicChunkInTxError", testAtomicChunkInTxError},
 		{"AtomicChunkBadSolution", testAtomicChunkBadSolution},
 		{"CountsOnlyBoard", testCountsOnlyBoard},
+		{"TaskBoard", testTaskBoard},
+		{"PlanHook", testPlanHook},
+		{"TouchBoard", testTouchBoard},
 		{"BoardLifecycle", testBoardLifecycle},
 		{"BoardWithoutChunks", testBoardWithoutChunks},
 		{"BadInput", testBadInput},
@@ -89,7 +92,7 @@ func setup(t *testing.T, b Backend) *bundle {
 func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store.Board {
 	tb.Helper()
 	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}
-	if _, _, err := s.PlanBoard(ctx, plan); err != nil {
+	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
 		tb.Fatalf("PlanBoard(%+v): %v", plan, err)
 	}
 	chunks, err := solver.Chunks(n, depth)

@@ -1,0 +1,374 @@
+// Command nqueens-load drives a running nqueens server with GraphQL page
+// requests and reports what it sustained: requests per second, latency
+// percentiles and errors (docs/PERFORMANCE.md, "GraphQL API"). It uses
+// vegeta as a library.
+//
+//	nqueens-load [--url URL] [--n 16] [--first 20] [--concurrency 64] [--duration 30s] …
+//
+// Every request is
+//
+//	solutions(n: N, first: FIRST, after: CURSOR) { totalCount edges { cursor node { placement } } pageInfo { … } }
+//
+// with CURSOR taken in turn from --cursors cursors spread over the whole
+// listing of N (the solver finds them: the first solutions of prefix chunks
+// spaced evenly from the first to the last). CONCURRENCY workers send
+// requests back to back, each as soon as its previous answer is in. An
+// answer is an error unless it is HTTP 200 with data and no GraphQL errors.
+// It exits 1 when any request failed.
+//
+// The hidden setup command stores a board, so that the server pages it from
+// the store:
+//
+//	nqueens-load fill N
+//
+// plans board N in the database the environment selects (DATABASE_URL, else
+// the SQLite file at NQUEENS_SQLITE_PATH, default ./nqueens.db), writes all
+// its chunks (each enumerated by the solver and written by WriteChunk in one
+// transaction, as the precompute workers do) and finishes it. A board that is
+// done already is left as it is.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/sqlite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "fill" {
+		err = runFill(ctx, os.Args[2:], os.Stdout)
+	} else {
+		err = runLoad(ctx, os.Args[1:], os.Stdout)
+	}
+	var usage usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &usage):
+		fmt.Fprintf(os.Stderr, "nqueens-load: %v\n", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintf(os.Stderr, "nqueens-load: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// config is what one load run does.
+type config struct {
+	url         string
+	n, first    int
+	cursors     int
+	concurrency int
+	duration    time.Duration
+	warmup      time.Duration
+	timeout     time.Duration
+}
+
+func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("nqueens-load", flag.ContinueOnError)
+	var c config
+	fs.StringVar(&c.url, "url", "http://127.0.0.1:8080/graphql", "the server's GraphQL endpoint")
+	fs.IntVar(&c.n, "n", 16, "board size whose solutions are paged")
+	fs.IntVar(&c.first, "first", 20, "page size (first)")
+	fs.IntVar(&c.cursors, "cursors", 1000, "how many cursors, spread over the whole listing, the requests take in turn")
+	fs.IntVar(&c.concurrency, "concurrency", 64, "requests in flight: workers sending back to back")
+	fs.DurationVar(&c.duration, "duration", 30*time.Second, "how long to measure")
+	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "how long to send before measuring (not reported)")
+	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit of one request")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil // the flag package printed the flags
+	} else if err != nil {
+		return usageError(err.Error())
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError("unexpected arguments: " + strings.Join(fs.Args(), " "))
+	case c.n < 4 || c.n > solver.MaxSearchN:
+		return usageError(fmt.Sprintf("--n must be from 4 to %d", solver.MaxSearchN))
+	case c.first < 1 || c.cursors < 1 || c.concurrency < 1 || c.duration <= 0 || c.warmup < 0:
+		return usageError("--first, --cursors, --concurrency and --duration must be positive")
+	}
+
+	cursors, err := spreadCursors(ctx, c.n, c.cursors)
+	if err != nil {
+		return err
+	}
+	targets, err := buildTargets(c, cursors)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "target   %s\nquery    solutions(n: %d, first: %d, after: <%d cursors over the whole listing>)\nworkers  %d, back to back, for %s after %s of warm-up\nGOMAXPROCS %d\n",
+		c.url, c.n, c.first, len(cursors), c.concurrency, c.duration, c.warmup, runtime.GOMAXPROCS(0))
+
+	if c.warmup > 0 {
+		w, err := attack(ctx, c, targets, c.warmup, "warmup")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "warm-up  %d requests, %d errors\n", w.requests, w.errors)
+	}
+	var before syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	r, err := attack(ctx, c, targets, c.duration, "load")
+	if err != nil {
+		return err
+	}
+	var after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	r.cpu = cpuTime(after) - cpuTime(before)
+	r.print(stdout)
+	if r.errors > 0 {
+		return fmt.Errorf("%d of %d requests failed", r.errors, r.requests)
+	}
+	return nil
+}
+
+// spreadCursors returns up to k cursors of the full listing of N, spread
+// from its start to its end: the solver's first solutions after k prefix
+// chunks chosen evenly among all chunks, each a few solutions further in so
+// that they are not all chunk starts; never the last solution, whose page
+// is empty.
+func spreadCursors(ctx context.Context, n, k int) ([]string, error) {
+	chunks, err := solver.Chunks(n, solver.DefaultChunkDepth(n))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for i := range k {
+		ch := chunks[i*len(chunks)/k]
+		page, err := solver.Page(ctx, solver.PageQuery{N: n, Cursor: ch.Prefix, Limit: 1 + i%23})
+		if err != nil {
+			return nil, err
+		}
+		if len(page) == 0 {
+			continue // past the last solution
+		}
+		p := page[len(page)-1]
+		if next, err := solver.Page(ctx, solver.PageQuery{N: n, Cursor: p, Limit: 1}); err != nil || len(next) == 0 {
+			continue // the last solution: its page would be empty
+		}
+		c := graph.EncodeCursor(graph.KindAll, p)
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("board N=%d has no solutions to page", n)
+	}
+	return out, nil
+}
+
+const pageQuery = `query Page($n: Int!, $first: Int!, $after: String) {
+  solutions(n: $n, first: $first, after: $after) {
+    totalCount
+    edges { cursor node { placement } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`
+
+func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
+	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/graphql-response+json"}}
+	out := make([]vegeta.Target, len(cursors))
+	for i, cur := range cursors {
+		body, err := json.Marshal(map[string]any{
+			"query":         pageQuery,
+			"operationName": "Page",
+			"variables":     map[string]any{"n": c.n, "first": c.first, "after": cur},
+		})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = vegeta.Target{Method: http.MethodPost, URL: c.url, Body: body, Header: header}
+	}
+	return out, nil
+}
+
+// result sums up one attack.
+type result struct {
+	requests, errors uint64
+	elapsed          time.Duration
+	latencies        []time.Duration
+	codes            map[uint16]uint64
+	firstErrors      []string
+	bytesIn          uint64
+	cpu              time.Duration // the load generator's own CPU time
+}
+
+func cpuTime(u syscall.Rusage) time.Duration {
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// attack runs the targets in turn for d and checks every answer. (An
+// attacker serves one attack: it is stopped at the end.)
+func attack(ctx context.Context, c config, targets []vegeta.Target, d time.Duration, name string) (*result, error) {
+	a := vegeta.NewAttacker(
+		vegeta.Workers(uint64(c.concurrency)),
+		vegeta.MaxWorkers(uint64(c.concurrency)),
+		vegeta.Connections(c.concurrency),
+		vegeta.MaxConnections(c.concurrency),
+		vegeta.KeepAlive(true),
+		vegeta.Timeout(c.timeout),
+	)
+	r := &result{codes: map[uint16]uint64{}}
+	stop := context.AfterFunc(ctx, func() { a.Stop() })
+	defer stop()
+	start := time.Now()
+	for res := range a.Attack(vegeta.NewStaticTargeter(targets...), vegeta.Rate{}, d, name) {
+		r.requests++
+		r.codes[res.Code]++
+		r.bytesIn += res.BytesIn
+		r.latencies = append(r.latencies, res.Latency)
+		if msg := check(res); msg != "" {
+			r.errors++
+			if len(r.firstErrors) < 5 {
+				r.firstErrors = append(r.firstErrors, msg)
+			}
+		}
+	}
+	r.elapsed = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// check says what is wrong with an answer, "" when nothing.
+func check(res *vegeta.Result) string {
+	switch {
+	case res.Error != "":
+		return res.Error
+	case res.Code != http.StatusOK:
+		return "HTTP " + strconv.Itoa(int(res.Code))
+	case bytes.Contains(res.Body, []byte(`"errors"`)):
+		return "GraphQL errors: " + string(res.Body[:min(len(res.Body), 300)])
+	case !bytes.Contains(res.Body, []byte(`"edges":[{`)):
+		return "no edges: " + string(res.Body[:min(len(res.Body), 300)])
+	}
+	return ""
+}
+
+func (r *result) print(w io.Writer) {
+	slices.Sort(r.latencies)
+	q := func(f float64) time.Duration {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return r.latencies[int(f*float64(len(r.latencies)-1))]
+	}
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + " ms"
+	}
+	var codes []string
+	for code, k := range r.codes {
+		codes = append(codes, fmt.Sprintf("%d: %d", code, k))
+	}
+	sort.Strings(codes)
+	fmt.Fprintf(w, "requests %d in %s\n", r.requests, r.elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "rate     %.0f requests/s\n", float64(r.requests)/r.elapsed.Seconds())
+	fmt.Fprintf(w, "latency  p50 %s, p90 %s, p99 %s, max %s\n", ms(q(0.50)), ms(q(0.90)), ms(q(0.99)), ms(q(1)))
+	fmt.Fprintf(w, "errors   %d (%.3f%%)\n", r.errors, 100*float64(r.errors)/float64(max(r.requests, 1)))
+	fmt.Fprintf(w, "status   %s\n", strings.Join(codes, ", "))
+	fmt.Fprintf(w, "bytes in %.0f per answer\n", float64(r.bytesIn)/float64(max(r.requests, 1)))
+	fmt.Fprintf(w, "cpu      %.1f s used by this load generator (%.2f cores)\n", r.cpu.Seconds(), r.cpu.Seconds()/r.elapsed.Seconds())
+	for _, e := range r.firstErrors {
+		fmt.Fprintf(w, "error    %s\n", e)
+	}
+}
+
+// runFill stores board N through the store, as the workers do.
+func runFill(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) != 1 {
+		return usageError("usage: nqueens-load fill N")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 || n > 16 {
+		return usageError("fill: N must be a board size from 1 to 16 (all its solutions are stored)")
+	}
+	var st store.Store
+	if u := os.Getenv("DATABASE_URL"); u != "" {
+		s, err := postgres.Open(ctx, postgres.Config{URL: u})
+		if err != nil {
+			return err
+		}
+		st = s
+	} else {
+		path := os.Getenv("NQUEENS_SQLITE_PATH")
+		if path == "" {
+			path = "./nqueens.db"
+		}
+		s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+		if err != nil {
+			return err
+		}
+		st = s
+	}
+	defer st.Close()
+
+	start := time.Now()
+	depth := solver.DefaultChunkDepth(n)
+	b, _, err := st.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "nqueens-load fill"}, nil)
+	if err != nil {
+		return err
+	}
+	if b.State == store.Done {
+		fmt.Fprintf(stdout, "N=%d is done already: %d solutions\n", n, b.Counts.Total)
+		return nil
+	}
+	if b.State != store.Running || !b.StoresSolutions || b.ChunkDepth != depth {
+		return fmt.Errorf("board N=%d is %s (stores solutions %t, chunk depth %d); fill needs it new, or running with its solutions at depth %d",
+			n, b.State, b.StoresSolutions, b.ChunkDepth, depth)
+	}
+	chunks, err := solver.Chunks(n, depth)
+	if err != nil {
+		return err
+	}
+	for i, c := range chunks {
+		last, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+		if err != nil {
+			return fmt.Errorf("chunk %d (%v): %w", i, c, err)
+		}
+		if last {
+			if b, err = st.FinishBoard(ctx, n); err != nil {
+				return err
+			}
+		}
+		if (i+1)%200 == 0 {
+			fmt.Fprintf(stdout, "%d of %d chunks\n", i+1, len(chunks))
+		}
+	}
+	if b.State != store.Done {
+		return fmt.Errorf("board N=%d: every chunk is written but the board is %s", n, b.State)
+	}
+	fmt.Fprintf(stdout, "N=%d stored: %d solutions in %s\n", n, b.Counts.Total, time.Since(start).Round(time.Millisecond))
+	return nil
+}

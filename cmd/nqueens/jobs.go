@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"riverqueue.com/riverui"
+
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/sqlite"
+)
+
+// The job system (River) lives in the store's database: riverpgxv5 over
+// the Postgres store's pool, riversqlite over the SQLite store's one write
+// connection. This file picks the driver for a store; the rest of the
+// commands use the driver-free interfaces below.
+
+// engine is what the commands use of a precompute.Engine, whatever its
+// driver.
+type engine interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+	StoreMaxN() int
+}
+
+// jobs is the precompute engine of a store and the River UI over its jobs.
+type jobs struct {
+	engine
+	schema *riverSchema
+	// newUI makes a River UI handler served under prefix; it must be
+	// started (Handler.Start) before it serves.
+	newUI func(prefix string, logger *slog.Logger) (*riverui.Handler, error)
+}
+
+// openJobs returns an engine over st's database, applying River's
+// migrations first when migrate; nothing runs until its Start.
+func openJobs(ctx context.Context, st store.Store, migrate bool, cfg precompute.Config) (*jobs, error) {
+	switch s := st.(type) {
+	case *postgres.Store:
+		return newJobs(ctx, st, riverpgxv5.New(s.Pool()), postgresSchema(s.Pool()), migrate, cfg)
+	case *sqlite.Store:
+		return newJobs(ctx, st, riversqlite.New(s.Writer()), sqliteSchema(s.Writer()), migrate, cfg)
+	}
+	return nil, fmt.Errorf("no job system for a %T store", st)
+}
+
+func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st store.Store, driver TDriver, schema *riverSchema, migrate bool, cfg precompute.Config) (*jobs, error) {
+	if migrate {
+		if err := schema.up(ctx); err != nil {
+			return nil, err
+		}
+	}
+	e, err := precompute.New[TTx](st, driver, cfg)
+	if err != nil {
+		return nil, err
+	}
+	newUI := func(prefix string, logger *slog.Logger) (*riverui.Handler, error) {
+		return riverui.NewHandler(&riverui.HandlerOpts{
+			Endpoints: riverui.NewEndpoints(e.Client(), nil),
+			Logger:    logger,
+			Prefix:    prefix,
+		})
+	}
+	return &jobs{engine: e, schema: schema, newUI: newUI}, nil
+}
+
+// schemaUpToDate reports whether River's tables are at the latest version.
+func (j *jobs) schemaUpToDate(ctx context.Context) (bool, error) {
+	version, latest, err := j.schema.version(ctx)
+	return version == latest, err
+}
+
+// riverSchema applies River's migrations to one database.
+type riverSchema struct {
+	up      func(ctx context.Context) error
+	down    func(ctx context.Context) error
+	version func(ctx context.Context) (version, latest int, err error)
+}
+
+func newRiverSchema[TTx any](driver riverdriver.Driver[TTx], serialize func(ctx context.Context, f func() error) error) *riverSchema {
+	return &riverSchema{
+		up: func(ctx context.Context) error {
+			return serialize(ctx, func() error { return precompute.MigrateUp(ctx, driver) })
+		},
+		down: func(ctx context.Context) error {
+			return serialize(ctx, func() error { return precompute.MigrateDown(ctx, driver) })
+		},
+		version: func(ctx context.Context) (int, int, error) { return precompute.MigrationVersion(ctx, driver) },
+	}
+}
+
+// postgresSchema migrates River's tables in the schema the pool's
+// connections use. River's migrations take no lock of their own, and
+// several processes starting at once would race to create the same
+// tables: an advisory lock, per schema, takes them one at a time.
+func postgresSchema(pool *pgxpool.Pool) *riverSchema {
+	return newRiverSchema(riverpgxv5.New(pool), func(ctx context.Context, f func() error) (err error) {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		const key = `hashtext('nqueens: river migrations in ' || current_schema())`
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+key+`)`); err != nil {
+			return fmt.Errorf("locking River's migrations: %w", err)
+		}
+		defer func() {
+			_, unlockErr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+key+`)`)
+			err = errors.Join(err, unlockErr)
+		}()
+		return f()
+	})
+}
+
+// sqliteSchema migrates River's tables in the SQLite file: its one write
+// connection takes writers one at a time already.
+func sqliteSchema(writer *sql.DB) *riverSchema {
+	return newRiverSchema(riversqlite.New(writer), func(_ context.Context, f func() error) error { return f() })
+}
+
+// openRiverSchema opens database d without applying the store's
+// migrations, for `nqueens migrate`; close closes it.
+func openRiverSchema(ctx context.Context, d database) (schema *riverSchema, close func() error, err error) {
+	if d.dialect == migrations.Postgres {
+		s, err := postgres.Open(ctx, postgres.Config{URL: d.url, SkipMigrations: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		return postgresSchema(s.Pool()), s.Close, nil
+	}
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: d.path, SkipMigrations: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	return sqliteSchema(s.Writer()), s.Close, nil
+}

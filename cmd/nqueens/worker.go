@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+)
+
+const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D]"
+
+// runWorker works precompute jobs until SIGINT or SIGTERM: any number of
+// worker processes, on any number of machines, share the chunks of one
+// Postgres database (River hands each chunk to one of them). On a signal
+// it stops taking jobs, lets the running chunks commit (or, past
+// --shutdown-timeout, cancels them: they roll back and run again later,
+// here or elsewhere), and exits 0.
+func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("worker")
+	s, err := addWorkerFlags(fs, false)
+	if err != nil {
+		return err
+	}
+	pos, err := parseArgs(fs, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".", args, stdout)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("worker takes no arguments, got %s", strings.Join(pos, " "))
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	st, j, db, err := s.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "nqueens: worker working %d jobs at once on %s\n", s.workers, db)
+	logger.Info("worker started", "database", db.String(), "workers", s.workers, "store_max_n", s.storeMaxN)
+
+	<-ctx.Done()
+	logger.Info("stopping: running chunks commit or roll back", "timeout", s.stopTimeout.String())
+	if err := s.stop(j); err != nil {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}

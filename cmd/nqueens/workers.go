@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/graphstore"
+	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/store"
+)
+
+// The precompute workers' settings, shared by serve, worker and
+// precompute, each flag with its environment twin.
+const (
+	envWorkers    = "NQUEENS_WORKERS"
+	envStoreMaxN  = "NQUEENS_STORE_MAX_N"
+	envJobTimeout = "NQUEENS_JOB_TIMEOUT"
+	envPrecompute = "NQUEENS_PRECOMPUTE"
+	envShutdown   = "NQUEENS_SHUTDOWN_TIMEOUT"
+
+	// defaultPrecompute is what serve asks for on start: on the project's
+	// machine (2 cores) a first start computes and stores N=1..15 in about
+	// 25 seconds on SQLite and 10 on Postgres (docs/PERFORMANCE.md,
+	// "Precompute"); N=16 alone takes a minute or more.
+	defaultPrecompute = "1-15"
+)
+
+// workerSettings are the settings of the workers of one process.
+type workerSettings struct {
+	workers     int
+	storeMaxN   int
+	jobTimeout  time.Duration
+	stopTimeout time.Duration
+	// precompute is serve's range to ask for on start ("" for none).
+	precompute string
+}
+
+// addWorkerFlags defines the workers' flags on fs (and --precompute for
+// serve), their defaults taken from the environment; the command line
+// wins. A bad environment value is a usage error that names it.
+func addWorkerFlags(fs *flag.FlagSet, serve bool) (*workerSettings, error) {
+	s := &workerSettings{}
+	fs.IntVar(&s.workers, "workers", runtime.GOMAXPROCS(0), "chunks this process computes at once; twice as many jobs are in flight, so that some write while others compute ($"+envWorkers+")")
+	fs.IntVar(&s.storeMaxN, "store-max-n", precompute.DefaultStoreMaxN,
+		"storage limit: boards up to it keep every solution, boards above it (up to "+strconv.Itoa(precompute.MaxN)+") their counts only ($"+envStoreMaxN+")")
+	fs.DurationVar(&s.jobTimeout, "job-timeout", time.Hour,
+		"how long a job may run before it is cancelled and run again; also how long a job whose worker died waits to run again; keep it above the longest chunk ($"+envJobTimeout+")")
+	env := []serveFlag{{"workers", envWorkers}, {"store-max-n", envStoreMaxN}, {"job-timeout", envJobTimeout}}
+	if serve {
+		// serve's own --shutdown-timeout bounds the requests in flight;
+		// its workers stop within the engine's default.
+		fs.StringVar(&s.precompute, "precompute", defaultPrecompute,
+			"boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none ($"+envPrecompute+")")
+		env = append(env, serveFlag{"precompute", envPrecompute})
+	} else {
+		fs.DurationVar(&s.stopTimeout, "shutdown-timeout", 10*time.Second,
+			"on SIGINT/SIGTERM, how long running chunks may commit before they are cancelled (to run again later) ($"+envShutdown+")")
+		env = append(env, serveFlag{"shutdown-timeout", envShutdown})
+	}
+	for _, f := range env {
+		if v, ok := os.LookupEnv(f.env); ok {
+			if err := fs.Set(f.name, v); err != nil {
+				return nil, usagef("%s=%q: %v", f.env, v, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// check checks the settings after the command line is parsed.
+func (s *workerSettings) check() error {
+	switch {
+	case s.workers < 1:
+		return usagef("--workers must be at least 1, got %d", s.workers)
+	case precompute.CheckStoreMaxN(s.storeMaxN) != nil:
+		return usagef("--store-max-n: %v", precompute.CheckStoreMaxN(s.storeMaxN))
+	case s.jobTimeout <= 0:
+		return usagef("--job-timeout must be positive, got %s", s.jobTimeout)
+	case s.stopTimeout < 0:
+		return usagef("--shutdown-timeout must not be negative, got %s", s.stopTimeout)
+	}
+	if s.precompute != "" {
+		if _, err := parseBoards(s.precompute); err != nil {
+			return usagef("--precompute: %v", err)
+		}
+	}
+	return nil
+}
+
+func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
+	return precompute.Config{
+		Workers:     s.workers,
+		StoreMaxN:   s.storeMaxN,
+		JobTimeout:  s.jobTimeout,
+		StopTimeout: s.stopTimeout,
+		Logger:      logger,
+	}
+}
+
+// open opens the database the environment selects (applying the store's
+// and River's migrations) and an engine over it, not started.
+func (s *workerSettings) open(ctx context.Context, logger *slog.Logger) (st store.Store, j *jobs, db database, err error) {
+	db = databaseFromEnv()
+	if st, err = openStore(ctx, db, false); err != nil {
+		return nil, nil, db, fmt.Errorf("opening the database (%s): %w", db, err)
+	}
+	if j, err = openJobs(ctx, st, true, s.config(logger)); err != nil {
+		st.Close()
+		return nil, nil, db, err
+	}
+	return st, j, db, nil
+}
+
+// stop stops the workers: the engine cancels the chunks still running
+// after --shutdown-timeout, and a little more lets their rollbacks and
+// River's bookkeeping finish.
+func (s *workerSettings) stop(j *jobs) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.stopTimeout+10*time.Second)
+	defer cancel()
+	if err := j.Stop(ctx); err != nil {
+		return fmt.Errorf("stopping the workers: %w", err)
+	}
+	return nil
+}
+
+// serveWorkers are serve's workers: the engine, started, and the River UI.
+type serveWorkers struct {
+	jobs   *jobs
+	logger *slog.Logger
+	cancel context.CancelFunc // ends the River UI's background work
+}
+
+// startWorkers starts the workers of serve over st (applying River's
+// migrations when migrate, as serve applies the store's), then asks for
+// the boards of --precompute in the background (the done ones are
+// skipped). Told not to migrate, over a database without River's tables
+// (or with older ones), it leaves the workers off: the precompute
+// mutation then answers UNAVAILABLE. Stop them with Stop, after the HTTP
+// server has shut down.
+func startWorkers(ctx context.Context, st store.Store, s *workerSettings, migrate bool, logger *slog.Logger) (*serveWorkers, error) {
+	j, err := openJobs(ctx, st, migrate, s.config(logger))
+	if err != nil {
+		return nil, err
+	}
+	w := &serveWorkers{logger: logger}
+	if !migrate {
+		if ok, err := j.schemaUpToDate(ctx); err != nil || !ok {
+			logger.Warn("River's tables are missing or out of date; the precompute workers are off until `nqueens migrate up`", "err", err)
+			return w, nil
+		}
+	}
+	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	w.jobs = j
+	ns, _ := parseBoards(s.precompute) // checked by check
+	if len(ns) > 0 {
+		go func() {
+			for _, n := range ns {
+				if _, err := j.Precompute(ctx, n, nil); err != nil {
+					logger.Error("asking for a board on start", "n", n, "err", err)
+				}
+			}
+			logger.Info("asked for the boards of --precompute", "boards", s.precompute)
+		}()
+	}
+	return w, nil
+}
+
+// Precomputer is the engine as the precompute mutation sees it; nil when
+// the workers are off.
+func (w *serveWorkers) Precomputer() graph.Precomputer {
+	if w.jobs == nil {
+		return nil
+	}
+	return precomputer{w.jobs}
+}
+
+// MountRiverUI serves River's web UI at /riverui, to holders of the admin
+// token only; without a token it answers 403.
+func (w *serveWorkers) MountRiverUI(ctx context.Context, srv *server.Server, adminToken string) error {
+	if w.jobs == nil {
+		return nil
+	}
+	ui, err := w.jobs.newUI("/riverui", w.logger)
+	if err != nil {
+		return fmt.Errorf("starting River UI: %w", err)
+	}
+	uictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if err := ui.Start(uictx); err != nil {
+		cancel()
+		return fmt.Errorf("starting River UI: %w", err)
+	}
+	w.cancel = cancel
+	h := adminOnly(adminToken, ui)
+	srv.Handle("/riverui/", h)
+	srv.Handle("/riverui", http.RedirectHandler("/riverui/", http.StatusMovedPermanently))
+	return nil
+}
+
+// Stop stops the workers (running chunks commit, or roll back and run
+// again later, within the engine's stop timeout) and the River UI.
+func (w *serveWorkers) Stop() {
+	if w.cancel != nil {
+		w.cancel()
+	}
+	if w.jobs == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := w.jobs.Stop(ctx); err != nil {
+		w.logger.Error("stopping the workers", "err", err)
+	}
+}
+
+// precomputer adapts the engine to graph.Precomputer.
+type precomputer struct{ engine }
+
+func (p precomputer) Precompute(ctx context.Context, n int, storeSolutions *bool) (graph.BoardStatus, error) {
+	b, err := p.engine.Precompute(ctx, n, storeSolutions)
+	switch store.ErrorCode(err) {
+	case "":
+		return graphstore.Status(b), nil
+	case store.EINVALID:
+		return graph.BoardStatus{}, &graph.Error{Code: graph.CodeBadUserInput, Message: store.ErrorMessage(err)}
+	case store.EUNAVAILABLE:
+		return graph.BoardStatus{}, fmt.Errorf("%w: %w", graph.ErrUnavailable, err)
+	}
+	return graph.BoardStatus{}, err
+}
+
+// adminOnly lets through requests that carry the admin token: as a bearer
+// token (Authorization: Bearer …), as API clients send it, or as the
+// password of HTTP basic authentication (any user name), which is how a
+// browser sends it after asking for it. Without a token nobody passes.
+func adminOnly(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if token == "" {
+			http.Error(w, "River UI is off: the server has no admin token (NQUEENS_ADMIN_TOKEN)", http.StatusForbidden)
+			return
+		}
+		given := bearerToken(r.Header.Get("Authorization"))
+		if _, password, ok := r.BasicAuth(); ok {
+			given = password
+		}
+		if subtle.ConstantTimeCompare([]byte(given), []byte(token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Basic realm="nqueens River UI (password: the admin token)"`)
+			http.Error(w, "River UI needs the admin token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func bearerToken(header string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/sqlite"
+)
+
+// These tests run the real binary: `precompute --wait` alone on SQLite,
+// worker processes killed with SIGKILL and restarted, and several worker
+// processes with the API process, all on one Postgres schema. What the
+// processes wrote is read back through the store and River's job table.
+
+// TestPrecomputeWaitSQLite computes boards with `precompute --wait` on the
+// embedded database, with no other process: stored boards up to the
+// storage limit, counts only above it; asking again reports them done.
+func TestPrecomputeWaitSQLite(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nqueens.db")
+	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + path, "NQUEENS_STORE_MAX_N=10"}
+	r := nqueensEnv(t, env, "precompute", "1-9,10", "11", "--wait")
+	if r.code != 0 {
+		t.Fatalf("precompute --wait: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	ref := oeis.MustLoad(t)
+	for _, want := range []string{
+		fmt.Sprintf("N=10 done: %d solutions, %d unique", ref[10].Total, ref[10].Unique),
+		fmt.Sprintf("N=11 done: %d solutions, %d unique", ref[11].Total, ref[11].Unique),
+		"(counts only)", "finished: 11/11 boards done",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("precompute --wait printed no %q:\n%s", want, r.stdout)
+		}
+	}
+	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for n := 1; n <= 11; n++ {
+		b, err := st.Board(context.Background(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		boardtest.CheckCounts(t, b)
+		if b.StoresSolutions != (n <= 10) {
+			t.Errorf("N=%d stores solutions: %t, with the storage limit at 10", n, b.StoresSolutions)
+		}
+		if n <= 10 {
+			boardtest.CheckStored(t, st, n)
+		}
+	}
+	again := nqueensEnv(t, env, "precompute", "10")
+	if want := fmt.Sprintf("N=10 done: %d solutions", ref[10].Total); again.code != 0 || !strings.Contains(again.stdout, want) {
+		t.Errorf("precompute of a done board: exit %d, %q; want %q", again.code, again.stdout, want)
+	}
+}
+
+func TestPrecomputeBadUsage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env  []string
+		args []string
+		says string
+	}{
+		{nil, nil, "missing RANGE"},
+		{nil, []string{"0-3"}, "from 1 to 27"},
+		{nil, []string{"5-3"}, "increasing order"},
+		{nil, []string{"28"}, "from 1 to 27"},
+		{nil, []string{"twelve"}, "not a board size"},
+		{nil, []string{"12", "--workers", "0"}, "--workers must be at least 1"},
+		{nil, []string{"12", "--store-max-n", "40"}, "storage limit"},
+		{[]string{"NQUEENS_WORKERS=many"}, []string{"12"}, "NQUEENS_WORKERS"},
+		{[]string{"NQUEENS_PRECOMPUTE_WAIT=maybe"}, []string{"12"}, "NQUEENS_PRECOMPUTE_WAIT"},
+	} {
+		r := nqueensEnv(t, append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "x.db")}, tt.env...),
+			append([]string{"precompute"}, tt.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.says) {
+			t.Errorf("precompute %v with %v: exit %d, stderr %q; want exit 2 saying %q", tt.args, tt.env, r.code, r.stderr, tt.says)
+		}
+	}
+	if r := nqueensEnv(t, []string{"NQUEENS_JOB_TIMEOUT=-1s"}, "worker"); r.code != exitUsage || !strings.Contains(r.stderr, "--job-timeout") {
+		t.Errorf("worker with a negative job timeout: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// startWorker starts `nqueens worker` with env and args; it is killed
+// when the test ends if still running.
+func startWorker(t *testing.T, env []string, args ...string) *serving {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"worker"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	p := &serving{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = io.Discard, p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return p
+}
+
+// openPostgres opens the store over a test schema as the processes do.
+func openPostgres(t *testing.T, url string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), postgres.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// checkChunksOnce checks, in River's job table, that each chunk of board n
+// has exactly one job and that it completed, and that there is one per
+// chunk row, all of them done. It returns how many River clients (worker
+// processes) completed chunks.
+func checkChunksOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
+	t.Helper()
+	ctx := context.Background()
+	board, err := st.Board(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs, completed, indexes, bad int
+	err = st.Pool().QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE state = 'completed'),
+		    count(DISTINCT (args->>'index')::int),
+		    count(*) FILTER (WHERE (args->>'index')::int NOT BETWEEN 0 AND $2 - 1),
+		    count(DISTINCT attempted_by[array_length(attempted_by, 1)])
+		FROM river_job WHERE kind = 'chunk' AND (args->>'n')::int = $1`, n, board.ChunksTotal).
+		Scan(&jobs, &completed, &indexes, &bad, &clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs != board.ChunksTotal || completed != jobs || indexes != jobs || bad != 0 {
+		t.Errorf("N=%d, %d chunks: River has %d chunk jobs, %d completed, for %d distinct chunks (%d out of range); want one completed job per chunk",
+			n, board.ChunksTotal, jobs, completed, indexes, bad)
+	}
+	recs, err := st.Chunks(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.DoneAt.IsZero() || r.Counts == nil {
+			t.Errorf("N=%d: chunk %d is not done", n, r.Index)
+		}
+	}
+	return clients
+}
+
+// TestWorkerKilled kills a worker process (SIGKILL: no chance to roll
+// anything back or to say goodbye) in the middle of N=13, then starts
+// another: River rescues the jobs the dead one held, and the board ends
+// done with the right counts, the solver's solutions each once, and every
+// chunk done by one completed job.
+func TestWorkerKilled(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	// A job running past its one-second timeout belongs to a dead worker:
+	// chunks of N=13 take milliseconds.
+	env := []string{"DATABASE_URL=" + u, "NQUEENS_JOB_TIMEOUT=1s"}
+	if r := nqueensEnv(t, env, "precompute", "13"); r.code != 0 {
+		t.Fatalf("precompute 13: exit %d, %s", r.code, r.stderr)
+	}
+	st := openPostgres(t, u)
+	ctx := context.Background()
+	first := startWorker(t, env, "--workers", "1")
+	var killedAt store.Board
+	for deadline := time.Now().Add(time.Minute); ; {
+		b, err := st.Board(ctx, 13)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.State == store.Done {
+			t.Fatalf("N=13 was done before the worker could be killed; stderr:\n%s", first.stderr.String())
+		}
+		if b.ChunksDone > 0 {
+			if err := first.cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			first.cmd.Wait()
+			killedAt = b
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no chunk of N=13 done after a minute; stderr:\n%s", first.stderr.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	after, err := st.Board(ctx, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed the worker at %d of %d chunks; %d done when it was gone", killedAt.ChunksDone, killedAt.ChunksTotal, after.ChunksDone)
+	if after.State == store.Done {
+		t.Fatal("N=13 was done by the time the worker died: nothing left to recover")
+	}
+
+	second := startWorker(t, env, "--workers", "1")
+	board := boardtest.WaitFinished(t, st, 2*time.Minute, 13)[13]
+	boardtest.CheckCounts(t, board)
+	boardtest.CheckStored(t, st, 13)
+	checkChunksOnce(t, st, 13)
+	second.stop(t)
+}
+
+// TestWorkersAndServe runs two worker processes and the API process (serve
+// works jobs too) on one Postgres schema, asks for N=14 through the
+// GraphQL mutation, and checks that the three shared the chunks, each
+// chunk done once, with exact counts. River UI answers the admin only.
+func TestWorkersAndServe(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	const token = "test-admin-token"
+	env := []string{"DATABASE_URL=" + u, "NQUEENS_ADMIN_TOKEN=" + token}
+	api := startServe(t, env, "--workers", "1")
+	workers := []*serving{startWorker(t, env, "--workers", "1"), startWorker(t, env, "--workers", "1")}
+	req, err := http.NewRequest(http.MethodPost, api.url, strings.NewReader(`{"query":"mutation { precompute(n: 14) { n state } }"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"precompute":{"n":14,"state":"PENDING"}`) {
+		t.Fatalf("precompute mutation: %s", body)
+	}
+
+	st := openPostgres(t, u)
+	board := boardtest.WaitFinished(t, st, 2*time.Minute, 14)[14]
+	boardtest.CheckCounts(t, board)
+	boardtest.CheckStored(t, st, 14)
+	if clients := checkChunksOnce(t, st, 14); clients < 2 {
+		t.Errorf("the chunks of N=14 were completed by %d process(es), want them shared", clients)
+	} else {
+		t.Logf("%d processes completed the %d chunks of N=14", clients, board.ChunksTotal)
+	}
+
+	ui := strings.TrimSuffix(api.url, "/graphql") + "/riverui/"
+	for _, tt := range []struct {
+		auth string
+		want int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer wrong", http.StatusUnauthorized},
+		{"Bearer " + token, http.StatusOK},
+		{"Basic " + basic("admin", token), http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, ui, nil)
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("GET /riverui/ with %q: %d, want %d", tt.auth, resp.StatusCode, tt.want)
+		}
+	}
+
+	for _, w := range workers {
+		w.stop(t)
+	}
+	api.stop(t)
+}
+
+func basic(user, password string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+}

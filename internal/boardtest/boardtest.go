@@ -1,0 +1,81 @@
+// Package boardtest checks boards the precompute filled, for tests that
+// run it in-process (precompute) or as real processes (cmd/nqueens):
+// counts against the published table (internal/oeis), stored solutions
+// against the solver.
+package boardtest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// CheckCounts checks that board b is done with the published counts, every
+// chunk written.
+func CheckCounts(t testing.TB, b store.Board) {
+	t.Helper()
+	ref := oeis.MustLoad(t)[b.N]
+	want := solver.Counts{Total: ref.Total, Unique: ref.Unique, Orbit1: ref.OrbitOfSingle, Orbit2: ref.Orbit2, Orbit4: ref.Orbit4, Orbit8: ref.Orbit8}
+	if b.State != store.Done || b.Counts == nil || *b.Counts != want || b.ChunksDone != b.ChunksTotal || b.SolutionsDone != want.Total {
+		t.Errorf("N=%d: %+v; want done with %+v", b.N, b, want)
+	}
+}
+
+// CheckStored checks that the stored solutions of N are the solver's,
+// each once, in order.
+func CheckStored(t testing.TB, s store.Store, n int) {
+	t.Helper()
+	var got []solver.Placement
+	req := store.PageRequest{N: n, Limit: store.MaxPageLimit}
+	for {
+		page, err := s.Page(context.Background(), req)
+		if err != nil {
+			t.Fatalf("Page(%+v): %v", req, err)
+		}
+		for _, sol := range page {
+			got = append(got, sol.Placement)
+		}
+		if len(page) < req.Limit {
+			break
+		}
+		req.Cursor = page[len(page)-1].Placement
+	}
+	var want []solver.Placement
+	for p := range solver.All(n) {
+		want = append(want, p.Clone())
+	}
+	if !slices.EqualFunc(got, want, func(a, b solver.Placement) bool { return a.Compare(b) == 0 }) {
+		t.Errorf("N=%d: %d solutions stored, want the solver's %d, the same", n, len(got), len(want))
+	}
+}
+
+// WaitFinished waits until the boards ns are done or failed, and returns
+// them; it fails the test after timeout.
+func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int) map[int]store.Board {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		out := map[int]store.Board{}
+		for _, n := range ns {
+			b, err := s.Board(context.Background(), n)
+			if err != nil && store.ErrorCode(err) != store.ENOTFOUND {
+				t.Fatal(err)
+			}
+			if b.State == store.Done || b.State == store.Failed {
+				out[n] = b
+			}
+		}
+		if len(out) == len(ns) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("boards %v not finished after %s: finished %v", ns, timeout, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

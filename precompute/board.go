@@ -1,0 +1,67 @@
+package precompute
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+
+	"github.com/nqueens/nqueens/store"
+)
+
+// boardWorker works board jobs: it plans the board and queues its chunk
+// jobs in the plan's transaction, and closes the board when its chunks are
+// all done (the job the last chunk queues, in case the process that wrote
+// it died before closing the board itself).
+type boardWorker[TTx any] struct {
+	river.WorkerDefaults[BoardArgs]
+	e *Engine[TTx]
+}
+
+func (w *boardWorker[TTx]) Work(ctx context.Context, job *river.Job[BoardArgs]) error {
+	e, n := w.e, job.Args.N
+	p := plan(job.Args)
+	if b, err := e.store.Board(ctx, n); err == nil && b.State == store.Failed {
+		// A failed board resumes under the plan it had: its done chunks
+		// are kept.
+		p = store.PlanOf(b, SolverVersion)
+	}
+	b, claimed, err := e.store.PlanBoard(ctx, p, func(ctx context.Context, tx any, b store.Board, todo []store.ChunkRecord) error {
+		return e.queueChunks(ctx, tx.(TTx), todo)
+	})
+	if err != nil {
+		if permanent(err) {
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	if claimed {
+		e.log.Info("board planned", "n", n, "stores_solutions", b.StoresSolutions, "tasks", b.Tasks,
+			"chunk_depth", b.ChunkDepth, "chunks", b.ChunksTotal, "to_do", b.ChunksTotal-b.ChunksDone)
+	}
+	if b.State == store.Running && b.ChunksDone == b.ChunksTotal {
+		// Usually the last chunk's job has closed it a moment ago, and
+		// FinishBoard changes nothing; so this says so quietly.
+		return e.finish(ctx, n, slog.LevelDebug)
+	}
+	return nil
+}
+
+// queueChunks inserts one chunk job per chunk in tx, in chunk order: River
+// hands out jobs of equal priority in the order they were inserted, so
+// chunks are mostly written in key order, which keeps the solutions'
+// indexes compact (docs/PERFORMANCE.md, "Bytes per stored solution").
+func (e *Engine[TTx]) queueChunks(ctx context.Context, tx TTx, todo []store.ChunkRecord) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(todo))
+	for i, c := range todo {
+		params[i] = river.InsertManyParams{Args: ChunkArgs{N: c.N, Index: c.Index, Prefix: c.Prefix, Tasks: c.Tasks}}
+	}
+	if _, err := e.client.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("queueing the %d chunk jobs of N=%d: %w", len(todo), todo[0].N, err)
+	}
+	return nil
+}

@@ -1,0 +1,326 @@
+// Package precompute fills the store in the background, board by board,
+// with River jobs (DESIGN.md, decisions 3 to 5). A board job plans a board
+// N and queues one chunk job per chunk in the transaction that records the
+// plan; a chunk job computes its chunk and writes it, its chunk row and its
+// own completion in one transaction, so that a crash loses nothing and
+// duplicates nothing, and a retry redoes that chunk only. The last chunk
+// written (decided in the database) closes the board.
+//
+// Boards up to the storage limit keep every solution, and their chunks are
+// prefixes (solver.Chunk). Above it they keep counts only, and their chunks
+// are the counter's own tasks (solver.Task), so that counting through jobs
+// searches an eighth of the solutions, as solver.Count does.
+//
+// The same job kinds run on Postgres (riverpgxv5, any number of worker
+// processes sharing the chunks) and on the embedded SQLite file
+// (riversqlite, on the store's one write connection).
+package precompute
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// jobsPerWorker is how many chunk jobs run at once per Config.Workers. A
+// job's round trips to the database (River fetching it, the store writing
+// it, River completing it) take several milliseconds, longer than the
+// computing of a chunk of N=16 or a task of N=17, so that with fewer jobs
+// the workers would wait: counting N=17 through one worker took 23 s with
+// two jobs at once, against 10.5 s for `nqueens count 17 --workers 1`.
+// The cost of more: a process holds jobs waiting for a worker that others
+// could run, at most three per worker, which matters only at the very end
+// of a board (and counts against JobTimeout).
+const jobsPerWorker = 4
+
+// MaxN is the largest board the engine computes. Counting N=27 took a
+// cluster; beyond it the counts are not known.
+const MaxN = 27
+
+// DefaultStoreMaxN is the default storage limit: the solutions of N up to
+// it are stored, counts only above (DESIGN.md, "Numbers to design for").
+const DefaultStoreMaxN = 16
+
+// SolverVersion is recorded with every board the engine plans. Change it
+// when the solver's chunks or counts could change.
+const SolverVersion = "nqueens-solver-1"
+
+// Config configures an Engine. Zero fields take the defaults noted.
+type Config struct {
+	// Workers is how many chunks this process computes at once (default
+	// GOMAXPROCS). More chunk jobs run at once (jobsPerWorker per worker):
+	// a job spends much of its time waiting on the database, and while
+	// some write, the others compute. A process that only asks for boards
+	// never calls Start.
+	Workers int
+	// StoreMaxN is the storage limit, 1 to solver.MaxSearchN: boards up to
+	// it keep every solution, boards above it their counts only (default
+	// 16).
+	StoreMaxN int
+	// MaxAttempts is how many times a job runs before it is given up; a
+	// chunk given up fails its board, with the error (default 5).
+	MaxAttempts int
+	// RetryPolicy says when a failed job runs again (default River's:
+	// attempt⁴ seconds, with jitter).
+	RetryPolicy river.ClientRetryPolicy
+	// JobTimeout is how long a job may run (default 1h). Past it, River
+	// cancels the job and runs it again later; and a job whose worker died
+	// (killed, its machine gone) is run again once that long has passed
+	// since it started: River knows no better sign that a worker is gone.
+	// Keep it above the longest chunk: chunks of stored boards take
+	// milliseconds; a task of a counts-only board takes 2.4 ms on average
+	// at N=17 on one core, and about 6.5 times more for each N above:
+	// 0.7 s at N=20, 3 minutes at N=23, 4 days at N=27.
+	JobTimeout time.Duration
+	// StopTimeout is how long Stop lets the running chunks commit before
+	// cancelling them; a cancelled chunk rolls back and runs again later,
+	// here or elsewhere (default 10s).
+	StopTimeout time.Duration
+	// Heartbeat is how often the boards whose chunks run here get their
+	// updated_at refreshed, so that progress readers see they are alive
+	// (default 1s).
+	Heartbeat time.Duration
+	// Logger (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	c.Workers = cmp.Or(max(c.Workers, 0), runtime.GOMAXPROCS(0))
+	c.StoreMaxN = cmp.Or(c.StoreMaxN, DefaultStoreMaxN)
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, 5)
+	c.JobTimeout = cmp.Or(c.JobTimeout, time.Hour)
+	c.StopTimeout = cmp.Or(c.StopTimeout, 10*time.Second)
+	c.Heartbeat = cmp.Or(c.Heartbeat, time.Second)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// CheckStoreMaxN checks a storage limit.
+func CheckStoreMaxN(n int) error {
+	if n < 1 || n > solver.MaxSearchN {
+		return fmt.Errorf("the storage limit must be between 1 and %d, got %d", solver.MaxSearchN, n)
+	}
+	return nil
+}
+
+// Engine asks for boards and works their jobs. TTx is the River driver's
+// transaction: pgx.Tx on Postgres, *sql.Tx on SQLite.
+type Engine[TTx any] struct {
+	store   store.Store
+	client  *river.Client[TTx]
+	cfg     Config
+	log     *slog.Logger
+	running *runningBoards
+	// computing holds a token per chunk being computed: Workers at most.
+	computing chan struct{}
+
+	stopUpkeep context.CancelFunc
+	upkeepDone chan struct{}
+}
+
+// New returns an engine over st whose jobs live in the database behind
+// driver: the same database as st's (riverpgxv5 over the Postgres store's
+// pool, riversqlite over the SQLite store's write connection), so that a
+// chunk's rows and its job's completion commit together. River's tables
+// must exist (MigrateUp).
+func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDriver, cfg Config) (*Engine[TTx], error) {
+	cfg.setDefaults()
+	if err := CheckStoreMaxN(cfg.StoreMaxN); err != nil {
+		return nil, err
+	}
+	e := &Engine[TTx]{store: st, cfg: cfg, log: cfg.Logger, running: newRunningBoards(), computing: make(chan struct{}, cfg.Workers)}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &boardWorker[TTx]{e: e})
+	river.AddWorker(workers, &chunkWorker[TTx, TDriver]{e: e})
+	client, err := river.NewClient(driver, &river.Config{
+		Queues: map[string]river.QueueConfig{
+			QueueBoards:        {MaxWorkers: 1},
+			river.QueueDefault: {MaxWorkers: jobsPerWorker * cfg.Workers},
+		},
+		Workers: workers,
+		// Chunks are small (a few thousand solutions), so what limits the
+		// throughput of a board is how soon a worker fetches the next one:
+		// River's default waits 100 ms between fetches.
+		FetchCooldown: 2 * time.Millisecond,
+		JobTimeout:    cfg.JobTimeout,
+		// A job past its timeout has been cancelled; if it is still
+		// running a moment later, its worker is gone. (River never rescues
+		// jobs without a timeout.)
+		RescueStuckJobsAfter: cfg.JobTimeout + max(cfg.JobTimeout/10, time.Second),
+		MaxAttempts:          cfg.MaxAttempts,
+		RetryPolicy:          cfg.RetryPolicy,
+		SoftStopTimeout:      cfg.StopTimeout,
+		Logger:               cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("precompute: %w", err)
+	}
+	e.client = client
+	return e, nil
+}
+
+// Client is the River client, e.g. for River UI.
+func (e *Engine[TTx]) Client() *river.Client[TTx] { return e.client }
+
+// StoreMaxN is the storage limit in effect.
+func (e *Engine[TTx]) StoreMaxN() int { return e.cfg.StoreMaxN }
+
+// Start starts working jobs: Workers at once, until Stop or ctx ends.
+func (e *Engine[TTx]) Start(ctx context.Context) error {
+	if err := e.client.Start(ctx); err != nil {
+		return fmt.Errorf("precompute: starting the workers: %w", err)
+	}
+	uctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.stopUpkeep, e.upkeepDone = cancel, make(chan struct{})
+	go e.upkeep(uctx)
+	return nil
+}
+
+// Stop stops working jobs: no new job starts, the running ones have
+// Config.StopTimeout to commit, then their contexts are cancelled and they
+// roll back (each runs again later, here or in another process). It
+// returns when they have all ended, or with ctx's error.
+func (e *Engine[TTx]) Stop(ctx context.Context) error {
+	err := e.client.Stop(ctx)
+	if e.stopUpkeep != nil {
+		e.stopUpkeep()
+		<-e.upkeepDone
+		e.stopUpkeep = nil
+	}
+	return err
+}
+
+// Precompute asks for board n to be computed and kept: every solution when
+// storeSolutions is true, only the counts when false, and as the storage
+// limit says when nil. It returns the board's row after the request. A
+// board that is running or done is returned unchanged, and no job is
+// queued; a pending or failed one gets a board job (one per N: River drops
+// a duplicate while one waits or runs), which plans it, or resumes a failed
+// one under its own plan.
+func (e *Engine[TTx]) Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error) {
+	if n < 1 || n > MaxN {
+		return store.Board{}, store.Errorf(store.EINVALID, "the precompute takes N from 1 to %d, got %d", MaxN, n)
+	}
+	stores := n <= e.cfg.StoreMaxN
+	if storeSolutions != nil {
+		if *storeSolutions && !stores {
+			return store.Board{}, store.Errorf(store.EINVALID,
+				"N=%d is above the storage limit (N ≤ %d): only its counts can be kept", n, e.cfg.StoreMaxN)
+		}
+		stores = *storeSolutions
+	}
+	b, err := e.store.Board(ctx, n)
+	switch {
+	case err == nil && (b.State == store.Running || b.State == store.Done):
+		return b, nil
+	case store.ErrorCode(err) == store.ENOTFOUND:
+		// A pending row at once, so that readers see the request.
+		if b, _, err = e.store.RequestBoard(ctx, n); err != nil {
+			return store.Board{}, err
+		}
+	case err != nil:
+		return store.Board{}, err
+	}
+	if _, err := e.client.Insert(ctx, BoardArgs{N: n, StoreSolutions: stores}, nil); err != nil {
+		return store.Board{}, fmt.Errorf("precompute: queueing the board job of N=%d: %w", n, err)
+	}
+	return b, nil
+}
+
+// plan is how board args are computed.
+func plan(a BoardArgs) store.BoardPlan {
+	if !a.StoreSolutions {
+		return store.BoardPlan{N: a.N, Tasks: true, TasksPerChunk: tasksPerChunk(a.N), SolverVersion: SolverVersion}
+	}
+	return store.BoardPlan{N: a.N, ChunkDepth: chunkDepth(a.N), StoresSolutions: true, SolverVersion: SolverVersion}
+}
+
+// chunkDepth is the prefix length of the chunks of a board that stores its
+// solutions. A chunk costs its job round trips to the database besides its
+// rows (a few milliseconds on Postgres, more on SQLite, whose one write
+// connection River shares), so chunks should be large; but the store's
+// rank lookups count within one chunk, so not too large. The depths below
+// keep chunks at about 1,000 to 13,000 solutions from N=12 on: one per
+// first-row column up to N=13 (N=13: 13 chunks of 5,700), one per two rows
+// for N=14 and 15 (2,300 and 12,500), then the solver's default (N=16:
+// 2,236 chunks of 6,600).
+func chunkDepth(n int) int {
+	switch {
+	case n <= 13:
+		return min(n, 1)
+	case n <= 15:
+		return 2
+	}
+	return solver.DefaultChunkDepth(n)
+}
+
+// tasksPerChunk is how many of the counter's tasks make a chunk of a
+// counts-only board. A job costs about 2 ms of round trips and of CPU in
+// River and the database driver besides its chunk; a task of N=17 takes
+// 2.4 ms on average on one core, and each N above about six and a half
+// times more (docs/PERFORMANCE.md). So tasks are grouped to about 25 ms of
+// counting a chunk while they are small (10 at N=17, 2 at N=18, one each
+// from N=19), but into 16 chunks at least, for the workers to share, and
+// at most 256 tasks (the key of a chunk row is 4 bytes a task).
+func tasksPerChunk(n int) int {
+	tasks, err := solver.Tasks(n)
+	if err != nil {
+		return 1
+	}
+	perTask := 2.4 * math.Pow(6.5, float64(n-17)) // milliseconds
+	size := int(math.Round(25 / perTask))
+	return max(1, min(size, (len(tasks)+15)/16, 256))
+}
+
+// finish closes board n once its chunks are all done, and logs it at
+// level. Counts that do not add up fail the board (FinishBoard records
+// why): that is final, and the job that tried is cancelled rather than
+// retried.
+func (e *Engine[TTx]) finish(ctx context.Context, n int, level slog.Level) error {
+	b, err := e.store.FinishBoard(ctx, n)
+	switch {
+	case err == nil:
+		e.log.Log(ctx, level, "board done", "n", n, "solutions", b.Counts.Total, "unique", b.Counts.Unique,
+			"chunks", b.ChunksTotal, "seconds", b.Duration.Seconds())
+		return nil
+	case b.State == store.Failed:
+		e.log.Error("board failed: its chunk counts do not add up", "n", n, "err", err)
+		return river.JobCancel(err)
+	}
+	return fmt.Errorf("closing N=%d: %w", n, err)
+}
+
+// failBoard records that board n failed, with the reason. It runs after a
+// job's context may have ended, so it has its own.
+func (e *Engine[TTx]) failBoard(n int, reason string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := e.store.FailBoard(ctx, n, reason); err != nil {
+		e.log.Error("recording a board's failure", "n", n, "reason", reason, "err", err)
+		return
+	}
+	e.log.Error("board failed", "n", n, "reason", reason)
+}
+
+// permanent reports whether a store error cannot go away by retrying: the
+// job's arguments do not fit the board (a wiring mistake), or the board no
+// longer runs.
+func permanent(err error) bool {
+	switch store.ErrorCode(err) {
+	case store.EINVALID, store.ENOTFOUND, store.ECONFLICT:
+		return !errors.Is(err, context.Canceled)
+	}
+	return false
+}

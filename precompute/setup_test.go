@@ -1,0 +1,198 @@
+package precompute_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/sqlite"
+)
+
+// The tests run the engine for real: River's own client and migrations
+// over a real database on each backend, Postgres (a schema of the test's
+// own on NQUEENS_TEST_DATABASE_URL) and SQLite (a file in the test's
+// temporary directory). Expected counts come from the published table
+// (internal/oeis), expected solutions from the solver.
+
+// onBackends runs test on each backend, in parallel.
+func onBackends(t *testing.T, test func(t *testing.T, backend string)) {
+	t.Parallel()
+	for _, backend := range []string{"postgres", "sqlite"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			test(t, backend)
+		})
+	}
+}
+
+// engine is a precompute.Engine, whatever its driver.
+type engine interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+}
+
+// bundle is what one test works with.
+type bundle struct {
+	ctx    context.Context
+	store  store.Store // the real store, under any wrapper the engine got
+	engine engine
+	// jobs lists the jobs of a kind, every state, in insertion order.
+	jobs func(t *testing.T, kind string) []*rivertype.JobRow
+}
+
+// options adjust a test's setup.
+type options struct {
+	cfg precompute.Config
+	// wrap, when set, wraps the store the engine writes through (faults).
+	wrap func(store.Store) store.Store
+}
+
+// setup opens a fresh database on the backend, applies River's
+// migrations and makes an engine over it (not started; stopped when the
+// test ends).
+func setup(t *testing.T, backend string, o options) *bundle {
+	t.Helper()
+	ctx := t.Context()
+	if o.wrap == nil {
+		o.wrap = func(s store.Store) store.Store { return s }
+	}
+	if o.cfg.Logger == nil {
+		o.cfg.Logger = testLogger(t)
+	}
+	switch backend {
+	case "postgres":
+		u, _ := pgtest.Schema(t)
+		st, err := postgres.Open(ctx, postgres.Config{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return newBundle(t, st, o.wrap(st), riverpgxv5.New(st.Pool()), o.cfg)
+	case "sqlite":
+		st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return newBundle(t, st, o.wrap(st), riversqlite.New(st.Writer()), o.cfg)
+	}
+	t.Fatalf("unknown backend %q", backend)
+	return nil
+}
+
+func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, through store.Store, driver TDriver, cfg precompute.Config) *bundle {
+	t.Helper()
+	if err := precompute.MigrateUp(t.Context(), driver); err != nil {
+		t.Fatal(err)
+	}
+	e, err := precompute.New[TTx](through, driver, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := e.Stop(ctx); err != nil {
+			t.Errorf("stopping the engine: %v", err)
+		}
+	})
+	list := func(t *testing.T, kind string) []*rivertype.JobRow {
+		t.Helper()
+		var out []*rivertype.JobRow
+		params := river.NewJobListParams().Kinds(kind).First(10_000)
+		for {
+			res, err := e.Client().JobList(context.Background(), params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, res.Jobs...)
+			if len(res.Jobs) < 10_000 {
+				return out
+			}
+			params = params.After(res.LastCursor)
+		}
+	}
+	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list}
+}
+
+// start starts the engine's workers.
+func (b *bundle) start(t *testing.T) {
+	t.Helper()
+	if err := b.engine.Start(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ask asks for boards ns as the storage limit says.
+func (b *bundle) ask(t *testing.T, ns ...int) {
+	t.Helper()
+	for _, n := range ns {
+		if _, err := b.engine.Precompute(b.ctx, n, nil); err != nil {
+			t.Fatalf("Precompute(%d): %v", n, err)
+		}
+	}
+}
+
+// waitFinished waits until the boards ns are done or failed, and returns
+// them.
+func (b *bundle) waitFinished(t *testing.T, ns ...int) map[int]store.Board {
+	t.Helper()
+	return boardtest.WaitFinished(t, b.store, 2*time.Minute, ns...)
+}
+
+// checkChunksOnce checks that every chunk of board n was done once: each
+// chunk row is done, and River's table holds exactly one completed job
+// for it and no other job of that chunk.
+func checkChunksOnce(t *testing.T, b *bundle, n int) {
+	t.Helper()
+	recs, err := b.store.Chunks(b.ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	completed := map[int]int{}
+	for _, j := range b.jobs(t, precompute.KindChunk) {
+		var args precompute.ChunkArgs
+		if err := unmarshal(j.EncodedArgs, &args); err != nil {
+			t.Fatal(err)
+		}
+		if args.N != n {
+			continue
+		}
+		if j.State != rivertype.JobStateCompleted {
+			t.Errorf("N=%d %v: a job in state %s", n, args, j.State)
+			continue
+		}
+		completed[args.Index]++
+	}
+	for _, r := range recs {
+		if r.Counts == nil || r.DoneAt.IsZero() || completed[r.Index] != 1 {
+			t.Errorf("N=%d chunk %d: done %t, %d completed jobs; want done by one job", n, r.Index, !r.DoneAt.IsZero(), completed[r.Index])
+		}
+	}
+	if len(completed) != len(recs) {
+		t.Errorf("N=%d: completed jobs for %d chunks, the board has %d", n, len(completed), len(recs))
+	}
+}
+
+func boolPtr(v bool) *bool { return &v }
+
+func rangeN(lo, hi int) []int {
+	var out []int
+	for n := lo; n <= hi; n++ {
+		out = append(out, n)
+	}
+	return out
+}

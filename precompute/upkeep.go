@@ -1,0 +1,105 @@
+package precompute
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nqueens/nqueens/store"
+)
+
+// runningBoards counts the chunk jobs this process runs, per board.
+type runningBoards struct {
+	mu sync.Mutex
+	n  map[int]int
+}
+
+func newRunningBoards() *runningBoards { return &runningBoards{n: map[int]int{}} }
+
+// enter records a chunk job of board n starting; the function it returns
+// records its end.
+func (r *runningBoards) enter(n int) (exit func()) {
+	r.mu.Lock()
+	r.n[n]++
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		if r.n[n]--; r.n[n] == 0 {
+			delete(r.n, n)
+		}
+		r.mu.Unlock()
+	}
+}
+
+func (r *runningBoards) boards() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(maps.Keys(r.n))
+}
+
+// upkeep runs the engine's background duties until ctx ends: the
+// heartbeat, every Config.Heartbeat, and the sweep, at once and every
+// sweepEvery heartbeats.
+func (e *Engine[TTx]) upkeep(ctx context.Context) {
+	defer close(e.upkeepDone)
+	tick := time.NewTicker(e.cfg.Heartbeat)
+	defer tick.Stop()
+	for beats := 0; ; beats++ {
+		if beats%sweepEvery == 0 {
+			e.sweep(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		e.heartbeat(ctx)
+	}
+}
+
+// heartbeat refreshes the updated_at of the boards whose chunks run in this
+// process. Chunks of stored boards commit many times a second, each
+// raising the board's progress; a task of a counts-only board at large N
+// runs for minutes without a commit, and the heartbeat is then what shows
+// progress readers (and the ETA they compute from updated_at) that the
+// board is alive.
+func (e *Engine[TTx]) heartbeat(ctx context.Context) {
+	for _, n := range e.running.boards() {
+		if err := e.store.TouchBoard(ctx, n); err != nil && ctx.Err() == nil {
+			e.log.Warn("progress heartbeat", "n", n, "err", err)
+		}
+	}
+}
+
+// sweepEvery is how many heartbeats apart the sweeps are: 10 s by
+// default.
+const sweepEvery = 10
+
+// sweep closes the boards whose chunks are all done but which are still
+// running: the process that wrote the last chunk died (or lost the
+// database) before closing the board. Any process may close any board;
+// FinishBoard takes the board's row lock, and closing it twice changes
+// nothing.
+func (e *Engine[TTx]) sweep(ctx context.Context) {
+	boards, err := e.store.Boards(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("sweeping the boards left running", "err", err)
+		}
+		return
+	}
+	for _, b := range boards {
+		// The job of the last chunk closes its board a moment after its
+		// commit: the sweep leaves it five heartbeats to do so.
+		if b.State != store.Running || b.ChunksDone < b.ChunksTotal || time.Since(b.UpdatedAt) < 5*e.cfg.Heartbeat {
+			continue
+		}
+		e.log.Info("closing a board whose chunks are all done", "n", b.N)
+		if err := e.finish(ctx, b.N, slog.LevelInfo); err != nil && ctx.Err() == nil {
+			e.log.Warn("closing a board whose chunks are all done", "n", b.N, "err", err)
+		}
+	}
+}

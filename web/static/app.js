@@ -1,0 +1,984 @@
+// The N-Queens board viewer. Plain ES module, no framework, no build step.
+// It talks only to /graphql on this origin: queries over GET (the server
+// gives pages that never change a long max-age), the precompute mutation
+// over POST, and boardProgress over a websocket (graphql-transport-ws).
+//
+// What the address bar holds (so that a view can be shared and reloaded):
+//   n      board size
+//   mode   all | unique
+//   size   boards per page
+//   after | before   an opaque cursor from the API (the page after/before it)
+//   last=1           the last page
+//   at     a rank: the page that starts at solution #at (solutionAt)
+//   show   the solution whose details are open, in the API's compact form
+
+const MAX_N = 27;
+const SIZES = [6, 12, 24, 48];
+const DEFAULT_SIZE = 12;
+const BOARD_PX = 200; // svg(size:) of the boards in the grid
+
+// ---------------------------------------------------------------- helpers
+
+const $ = (sel, root = document) => root.querySelector(sel);
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k in e && typeof v !== 'string') e[k] = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+// Thousands separators for the API's BigInt strings (never Number: counts
+// pass 2^53 at N=26).
+function fmtBig(s) {
+  if (s === null || s === undefined) return '–';
+  return String(s).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function fmtSeconds(sec) {
+  if (sec === null || sec === undefined) return '–';
+  if (sec < 1) return `${Math.max(1, Math.round(sec * 1000))} ms`;
+  if (sec < 60) return `${sec.toFixed(sec < 10 ? 2 : 1)} s`;
+  const m = Math.floor(sec / 60), s = Math.round(sec % 60);
+  if (m < 60) return `${m} min ${s} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+function plural(k, one, many = one + 's') {
+  return `${fmtBig(String(k))} ${k === 1 || k === '1' ? one : many}`;
+}
+
+// Chess file names as the API writes them: a..z, then aa, ab, …
+function fileName(c) {
+  let s = '';
+  for (let v = c + 1; v > 0; v = Math.floor((v - 1) / 26)) s = String.fromCharCode(97 + ((v - 1) % 26)) + s;
+  return s;
+}
+
+function svgURL(svg) {
+  return 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+}
+
+// The compact form: one base-36 digit per row.
+function toCompact(p) { return p.map((c) => c.toString(36)).join(''); }
+function fromCompact(s) {
+  if (!/^[0-9a-z]{1,32}$/.test(s || '')) return null;
+  return [...s].map((ch) => parseInt(ch, 36));
+}
+
+// ---------------------------------------------------------------- the API
+
+class ApiError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function firstError(errors) {
+  const e = errors[0];
+  return new ApiError((e.extensions && e.extensions.code) || 'ERROR', e.message || 'the server answered with an error');
+}
+
+// gql sends a query with GET (a mutation with POST) and returns its data.
+// Errors become ApiError with the server's extensions.code, unless
+// `partial` is set: then {data, errors} come back as they are.
+async function gql(query, variables, { method = 'GET', headers = {}, signal, partial = false } = {}) {
+  const init = { method, signal, headers: { Accept: 'application/graphql-response+json, application/json;q=0.9', ...headers } };
+  let url = '/graphql';
+  if (method === 'GET') {
+    url += '?' + new URLSearchParams({ query, variables: JSON.stringify(variables) });
+  } else {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify({ query, variables });
+  }
+  const t0 = performance.now();
+  let res;
+  try {
+    res = await fetch(url, init);
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new ApiError('NETWORK', `the server could not be reached (${e.message})`);
+  }
+  let body;
+  try {
+    body = await res.json();
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new ApiError(`HTTP_${res.status}`, `the server answered ${res.status} ${res.statusText} without a GraphQL body`);
+  }
+  const ms = performance.now() - t0;
+  const errors = body.errors || [];
+  if (partial) return { data: body.data || {}, errors, ms };
+  if (errors.length) throw firstError(errors);
+  if (!body.data) throw new ApiError(`HTTP_${res.status}`, 'the server answered without data');
+  return { data: body.data, ms };
+}
+
+// subscribe runs one subscription over graphql-transport-ws. It calls
+// onNext with each result's data, onDone when the server completes it,
+// onLost when the socket closes before that (or never opens). It returns a
+// function that ends it.
+function subscribe(query, variables, { onNext, onDone, onLost, onError }) {
+  const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
+  let ws;
+  try {
+    ws = new WebSocket(url, 'graphql-transport-ws');
+  } catch (e) {
+    setTimeout(() => onLost(`the websocket could not be opened (${e.message})`), 0);
+    return () => {};
+  }
+  let over = false;
+  const send = (m) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m));
+  ws.addEventListener('open', () => send({ type: 'connection_init', payload: {} }));
+  ws.addEventListener('message', (ev) => {
+    let m;
+    try { m = JSON.parse(ev.data); } catch { return; }
+    switch (m.type) {
+      case 'connection_ack':
+        send({ id: '1', type: 'subscribe', payload: { query, variables } });
+        break;
+      case 'ping':
+        send({ type: 'pong' });
+        break;
+      case 'next':
+        if (m.payload.errors && m.payload.errors.length) onError(firstError(m.payload.errors));
+        else onNext(m.payload.data);
+        break;
+      case 'error':
+        over = true;
+        onError(firstError(Array.isArray(m.payload) ? m.payload : [m.payload]));
+        ws.close(1000);
+        break;
+      case 'complete':
+        over = true;
+        ws.close(1000);
+        onDone();
+        break;
+    }
+  });
+  ws.addEventListener('close', (ev) => {
+    if (!over) {
+      over = true;
+      onLost(`the websocket closed (code ${ev.code}${ev.reason ? ': ' + ev.reason : ''})`);
+    }
+  });
+  return () => {
+    if (over) return;
+    over = true;
+    send({ id: '1', type: 'complete' });
+    ws.close(1000);
+  };
+}
+
+const BOARD_FIELDS = `
+  n state storesSolutions pagesSource countsSource error
+  total unique
+  progress { fraction chunksDone chunksTotal solutionsFound etaSeconds }
+  timings { requestedAt startedAt finishedAt durationSeconds }`;
+
+const Q_SUMMARY = `query Summary($n: Int!) {
+  count(n: $n) {
+    total unique source state
+    classes { orbit1 orbit2 orbit4 orbit8 }
+    board { ${BOARD_FIELDS} }
+  }
+}`;
+
+const Q_BOARD = `query Board($n: Int!) { board(n: $n) { ${BOARD_FIELDS} } }`;
+
+const S_PROGRESS = `subscription Progress($n: Int!) { boardProgress(n: $n) { ${BOARD_FIELDS} } }`;
+
+const M_PRECOMPUTE = `mutation Precompute($n: Int!) { precompute(n: $n) { ${BOARD_FIELDS} } }`;
+
+function itemFields(mode) {
+  return `placement compact isCanonical orbitSize ${mode === 'unique' ? 'uniqueRank' : 'rank'} svg(size: ${BOARD_PX})`;
+}
+
+function pageQuery(mode) {
+  const field = mode === 'unique' ? 'uniqueSolutions' : 'solutions';
+  return `query Page($n: Int!, $first: Int, $after: String, $last: Int, $before: String) {
+  page: ${field}(n: $n, first: $first, after: $after, last: $last, before: $before) {
+    totalCount source
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    edges { cursor node { ${itemFields(mode)} } }
+  }
+}`;
+}
+
+// The page that starts at a rank: one solutionAt per board, as aliases of
+// one request.
+function atQuery(mode, count) {
+  const vars = [], fields = [];
+  for (let i = 0; i < count; i++) {
+    vars.push(`$r${i}: BigInt!`);
+    fields.push(`s${i}: solutionAt(n: $n, rank: $r${i}, unique: $u) { ${itemFields(mode)} }`);
+  }
+  return `query At($n: Int!, $u: Boolean!, ${vars.join(', ')}) {\n  ${fields.join('\n  ')}\n}`;
+}
+
+const Q_DETAILS = `query Details($p: [Int!]!) {
+  solution(placement: $p) {
+    n placement compact chess rows rank uniqueRank isCanonical orbitSize svg(size: 360)
+    canonical { placement compact uniqueRank }
+    symmetries { symmetry name isSame placement solution { svg(size: 120) } }
+  }
+}`;
+
+const Q_VALIDATE = `query Validate($p: [Int!]!, $n: Int) {
+  validate(placement: $p, n: $n) { valid message conflict { rowA rowB colA colB kind message } }
+}`;
+
+// ---------------------------------------------------------------- view state
+
+function defaultState() {
+  return { n: 8, mode: 'all', size: DEFAULT_SIZE, pos: { kind: 'first' }, show: null };
+}
+
+function fromURL() {
+  const q = new URLSearchParams(location.search);
+  const st = defaultState();
+  if (q.has('n')) {
+    const n = Number(q.get('n'));
+    st.n = Number.isInteger(n) ? n : q.get('n'); // the API says what is wrong
+  }
+  if (q.get('mode') === 'unique') st.mode = 'unique';
+  const size = Number(q.get('size'));
+  if (SIZES.includes(size)) st.size = size;
+  if (q.get('after')) st.pos = { kind: 'after', cursor: q.get('after') };
+  else if (q.get('before')) st.pos = { kind: 'before', cursor: q.get('before') };
+  else if (q.get('last')) st.pos = { kind: 'last' };
+  else if (q.get('at')) st.pos = { kind: 'at', rank: q.get('at') };
+  if (q.get('show')) st.show = q.get('show');
+  return st;
+}
+
+function toURL(st) {
+  const q = new URLSearchParams();
+  q.set('n', st.n);
+  q.set('mode', st.mode);
+  if (st.size !== DEFAULT_SIZE) q.set('size', st.size);
+  switch (st.pos.kind) {
+    case 'after': q.set('after', st.pos.cursor); break;
+    case 'before': q.set('before', st.pos.cursor); break;
+    case 'last': q.set('last', '1'); break;
+    case 'at': q.set('at', st.pos.rank); break;
+  }
+  if (st.show) q.set('show', st.show);
+  return '/?' + q.toString();
+}
+
+let view = defaultState();
+let shown = { summaryN: null, pageKey: null, validatorN: null }; // what is on screen
+let page = null; // the page on screen: { items, hasPrev, hasNext, prev, next }
+let summary = null;
+
+function navigate(patch, { replace = false } = {}) {
+  view = { ...view, ...patch };
+  const url = toURL(view);
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  render();
+}
+
+window.addEventListener('popstate', () => {
+  detailsPushed = false;
+  view = fromURL();
+  render();
+});
+
+function render() {
+  syncControls();
+  if (shown.summaryN !== view.n) {
+    shown.summaryN = view.n;
+    loadSummary(view.n);
+  }
+  if (shown.validatorN !== view.n) {
+    shown.validatorN = view.n;
+    resetValidator(view.n);
+  }
+  const key = JSON.stringify([view.n, view.mode, view.size, view.pos]);
+  if (shown.pageKey !== key) {
+    shown.pageKey = key;
+    loadPage();
+  }
+  syncDetails();
+}
+
+function syncControls() {
+  const sel = $('#n');
+  if (![...sel.options].some((o) => o.value === String(view.n))) {
+    sel.append(el('option', { value: String(view.n), text: String(view.n) }));
+  }
+  sel.value = String(view.n);
+  for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === view.mode;
+  $('#size').value = String(view.size);
+  $('#boards-heading').textContent = view.mode === 'unique' ? 'Unique solutions' : 'All solutions';
+  $('#jump-label').textContent = view.mode === 'unique' ? 'Go to unique solution #' : 'Go to solution #';
+}
+
+// ---------------------------------------------------------------- errors
+
+// The banner shows the last error, from one source: summary, page, live
+// or precompute. A later success of that source takes it away.
+function showError(err, where, source) {
+  if (err && err.name === 'AbortError') return;
+  const box = $('#error');
+  box.dataset.source = source;
+  const code = err instanceof ApiError ? err.code : 'CLIENT';
+  box.replaceChildren(
+    el('strong', { text: where ? `${where}: ` : 'Error: ' }),
+    el('code', { class: 'code', text: code }),
+    ' ',
+    el('span', { class: 'msg', text: err.message }),
+    el('button', { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss the error', text: '✕', onclick: () => clearError() }),
+  );
+  box.hidden = false;
+}
+
+function clearError(source) {
+  const box = $('#error');
+  if (source && box.dataset.source !== source) return;
+  box.hidden = true;
+  box.replaceChildren();
+}
+
+// ---------------------------------------------------------------- summary
+
+let stopLive = () => {};
+
+async function loadSummary(n) {
+  stopLive();
+  summary = null;
+  $('#summary-n').textContent = String(n);
+  for (const id of ['total', 'unique', 'source', 'took']) $('#' + id).textContent = '…';
+  setState('…');
+  $('#classes').textContent = '';
+  $('#live').textContent = '';
+  $('#progress-box').hidden = true;
+  $('#precompute-box').hidden = true;
+  try {
+    const { data, ms } = await gql(Q_SUMMARY, { n });
+    if (view.n !== n) return;
+    summary = data.count;
+    clearError('summary');
+    renderSummary(summary.board, summary, ms);
+    follow(n, summary.board);
+  } catch (err) {
+    if (view.n !== n) return;
+    setState('error');
+    for (const id of ['total', 'unique', 'source', 'took']) $('#' + id).textContent = '–';
+    showError(err, `N=${n}`, 'summary');
+  }
+}
+
+const STATE_TEXT = {
+  UNKNOWN: 'not stored',
+  PENDING: 'pending',
+  RUNNING: 'computing',
+  DONE: 'done',
+  FAILED: 'failed',
+};
+
+function setState(state) {
+  const b = $('#state');
+  b.textContent = STATE_TEXT[state] || state;
+  b.className = 'badge state-' + String(state).toLowerCase().replace(/[^a-z]/g, '');
+}
+
+// renderSummary shows a board; counts come from `count` (which counts
+// small boards on the spot) when the board itself has none yet.
+function renderSummary(board, counts, ms) {
+  setState(board.state);
+  const total = board.total ?? (counts && counts.total);
+  const unique = board.unique ?? (counts && counts.unique);
+  $('#total').textContent = fmtBig(total);
+  $('#unique').textContent = fmtBig(unique);
+  const src = board.countsSource || (counts && counts.source);
+  $('#source').textContent = src === 'STORE' ? 'the store' : src === 'SOLVER' ? 'the solver, on the spot' : 'not counted yet';
+
+  const took = [];
+  if (board.timings.durationSeconds !== null && board.timings.durationSeconds !== undefined) {
+    took.push(`precomputed in ${fmtSeconds(board.timings.durationSeconds)}`);
+  }
+  else if (board.state === 'RUNNING' && board.timings.startedAt) {
+    took.push(`running for ${fmtSeconds(Math.max(0, Date.now() - Date.parse(board.timings.startedAt)) / 1000)}`);
+  }
+  if (ms !== undefined) took.push(`answered in ${fmtSeconds(ms / 1000)}`);
+  $('#took').textContent = took.join(' · ') || '–';
+
+  const cl = counts && counts.classes;
+  if (cl) {
+    const parts = [];
+    for (const [k, size] of [['orbit8', 8], ['orbit4', 4], ['orbit2', 2], ['orbit1', 1]]) {
+      if (cl[k] !== '0') parts.push(`${plural(cl[k], 'class', 'classes')} of ${size === 1 ? '1 member' : size + ' members'}`);
+    }
+    $('#classes').textContent = parts.length ? 'Symmetry classes: ' + parts.join(' · ') : 'No solutions, so no symmetry classes.';
+  } else {
+    $('#classes').textContent = '';
+  }
+
+  const running = board.state === 'RUNNING' || board.state === 'PENDING';
+  $('#progress-box').hidden = !running;
+  if (running) {
+    const p = board.progress;
+    $('#progress').value = p.fraction;
+    const bits = [`${Math.floor(p.fraction * 100)} %`];
+    if (p.chunksTotal > 0) bits.push(`${fmtBig(String(p.chunksDone))} of ${plural(p.chunksTotal, 'chunk')}`);
+    bits.push(`${plural(p.solutionsFound, 'solution')} found so far`);
+    if (p.etaSeconds !== null && p.etaSeconds !== undefined) bits.push(`about ${fmtSeconds(p.etaSeconds)} left`);
+    $('#progress-text').textContent = bits.join(' · ');
+  }
+  if (board.state === 'FAILED' && board.error) {
+    $('#live').textContent = `The precompute failed: ${board.error}`;
+  } else if (board.state === 'UNKNOWN' && (total === null || total === undefined)) {
+    $('#live').textContent = 'This board is not in the store and too large to count on the spot; its solutions can still be paged.';
+  }
+  $('#precompute-box').hidden = !(board.state === 'UNKNOWN' || board.state === 'FAILED');
+}
+
+// follow keeps a pending or running board up to date: live over the
+// websocket, or by asking every few seconds when the socket is lost.
+function follow(n, board) {
+  stopLive();
+  if (board.state !== 'PENDING' && board.state !== 'RUNNING') return;
+  const live = $('#live');
+  live.textContent = 'Following the computation live…';
+  let timer = 0, stopped = false;
+  const finish = () => {
+    if (view.n !== n) return;
+    live.textContent = '';
+    shown.summaryN = null; // reload counts, timings and the page's ranks
+    shown.pageKey = null;
+    render();
+  };
+  const onBoard = (b) => {
+    if (stopped || view.n !== n) return;
+    renderSummary(b, summary);
+    if (b.state === 'DONE' || b.state === 'FAILED') {
+      stopLive();
+      finish();
+    }
+  };
+  const poll = async () => {
+    if (stopped) return;
+    try {
+      const { data } = await gql(Q_BOARD, { n });
+      clearError('live');
+      onBoard(data.board);
+    } catch (err) {
+      showError(err, `N=${n}`, 'live');
+    }
+    if (!stopped) timer = setTimeout(poll, 3000);
+  };
+  const end = subscribe(S_PROGRESS, { n }, {
+    onNext: (data) => onBoard(data.boardProgress),
+    onDone: () => { if (!stopped) { stopped = true; finish(); } },
+    onError: (err) => showError(err, `live progress of N=${n}`, 'live'),
+    onLost: (why) => {
+      if (stopped || view.n !== n) return;
+      live.textContent = `Live updates stopped: ${why}. Checking every 3 s instead.`;
+      poll();
+    },
+  });
+  stopLive = () => {
+    stopped = true;
+    clearTimeout(timer);
+    end();
+    stopLive = () => {};
+  };
+}
+
+$('#precompute-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const n = view.n;
+  try {
+    const { data } = await gql(M_PRECOMPUTE, { n }, { method: 'POST', headers: { Authorization: 'Bearer ' + $('#token').value } });
+    clearError('precompute');
+    renderSummary(data.precompute, summary);
+    follow(n, data.precompute);
+  } catch (err) {
+    showError(err, `precompute N=${n}`, 'precompute');
+  }
+});
+
+// ---------------------------------------------------------------- pages
+
+let pageAbort = null;
+let loading = false;
+
+async function loadPage() {
+  if (pageAbort) pageAbort.abort();
+  const ctl = new AbortController();
+  pageAbort = ctl;
+  const st = { ...view };
+  const list = $('#boards');
+  list.setAttribute('aria-busy', 'true');
+  loading = true;
+  // Say so when a page takes a while (a large board paged by the solver).
+  const slow = setTimeout(() => { $('#range').textContent = 'Loading…'; }, 400);
+  try {
+    const p = st.pos.kind === 'at' ? await loadAt(st, ctl.signal) : await loadCursorPage(st, ctl.signal);
+    if (ctl.signal.aborted) return;
+    page = p;
+    clearError('page');
+    renderPage(st, p);
+  } catch (err) {
+    if (ctl.signal.aborted || err.name === 'AbortError') return;
+    page = null;
+    list.replaceChildren();
+    $('#range').textContent = '';
+    showError(err, st.pos.kind === 'at' ? `solution #${st.pos.rank}` : `solutions of N=${st.n}`, 'page');
+    setPager({ hasPrev: false, hasNext: false, ends: true });
+  } finally {
+    clearTimeout(slow);
+    if (pageAbort === ctl) {
+      loading = false;
+      list.setAttribute('aria-busy', 'false');
+    }
+  }
+}
+
+function rankOf(mode, node) {
+  return mode === 'unique' ? node.uniqueRank : node.rank;
+}
+
+async function loadCursorPage(st, signal) {
+  const v = { n: st.n };
+  switch (st.pos.kind) {
+    case 'first': v.first = st.size; break;
+    case 'after': v.first = st.size; v.after = st.pos.cursor; break;
+    case 'before': v.last = st.size; v.before = st.pos.cursor; break;
+    case 'last': v.last = st.size; break;
+  }
+  const { data } = await gql(pageQuery(st.mode), v, { signal });
+  const conn = data.page;
+  const items = conn.edges.map((e) => ({ ...e.node, cursor: e.cursor, rank: rankOf(st.mode, e.node) }));
+  const pi = conn.pageInfo;
+  // A page after a cursor has the cursor's solution before it; a page
+  // before one has it after.
+  const hasPrev = st.pos.kind === 'after' || ((st.pos.kind === 'before' || st.pos.kind === 'last') && pi.hasPreviousPage);
+  const hasNext = st.pos.kind === 'before' || ((st.pos.kind === 'after' || st.pos.kind === 'first') && pi.hasNextPage);
+  let prev = null, next = null;
+  if (hasPrev) prev = pi.startCursor ? { kind: 'before', cursor: pi.startCursor } : { kind: 'last' };
+  if (hasNext) next = pi.endCursor ? { kind: 'after', cursor: pi.endCursor } : { kind: 'first' };
+  // Ranks the server does not know (a large board not in the store) are
+  // still known at the two ends of the listing.
+  const total = conn.totalCount;
+  items.forEach((s, i) => {
+    if (s.rank) return;
+    if (st.pos.kind === 'first') s.rank = String(i + 1);
+    else if (st.pos.kind === 'last' && total) s.rank = (BigInt(total) - BigInt(items.length - 1 - i)).toString();
+  });
+  return { items, total: conn.totalCount, source: conn.source, hasPrev, hasNext, prev, next };
+}
+
+function knownTotal(st) {
+  if (!summary || summary.board.n !== st.n) return null;
+  return st.mode === 'unique' ? summary.board.unique ?? summary.unique : summary.board.total ?? summary.total;
+}
+
+async function loadAt(st, signal) {
+  const raw = String(st.pos.rank).replace(/[,\s_]/g, '');
+  if (!/^[0-9]{1,20}$/.test(raw) || BigInt(raw) < 1n) {
+    throw new ApiError('BAD_USER_INPUT', `“${st.pos.rank}” is not a solution number: type a whole number from 1`);
+  }
+  const k = BigInt(raw);
+  const total = knownTotal(st);
+  const ranks = [];
+  for (let i = 0n; i < BigInt(st.size); i++) {
+    if (total !== null && total !== undefined && k + i > BigInt(total) && i > 0n) break;
+    ranks.push(k + i);
+  }
+  const vars = { n: st.n, u: st.mode === 'unique' };
+  ranks.forEach((r, i) => { vars[`r${i}`] = r.toString(); });
+  const { data, errors } = await gql(atQuery(st.mode, ranks.length), vars, { signal, partial: true });
+  const items = [];
+  for (let i = 0; i < ranks.length; i++) {
+    const s = data[`s${i}`];
+    if (!s) break;
+    items.push({ ...s, rank: ranks[i].toString() });
+  }
+  if (!items.length) throw errors.length ? firstError(errors) : new ApiError('NOT_FOUND', `no solution #${raw}`);
+  // A later alias may be past the end (NOT_FOUND): that ends the page.
+  const other = errors.find((e) => !(e.extensions && e.extensions.code === 'NOT_FOUND'));
+  if (other) throw firstError([other]);
+  const lastRank = k + BigInt(items.length) - 1n;
+  const hasNext = total !== null && total !== undefined ? lastRank < BigInt(total) : items.length === ranks.length;
+  const hasPrev = k > 1n;
+  let prevRank = k - BigInt(st.size);
+  if (prevRank < 1n) prevRank = 1n;
+  return {
+    items, total, source: null, hasPrev, hasNext,
+    prev: hasPrev ? { kind: 'at', rank: prevRank.toString() } : null,
+    next: hasNext ? { kind: 'at', rank: (lastRank + 1n).toString() } : null,
+  };
+}
+
+function renderPage(st, p) {
+  const list = $('#boards');
+  const what = st.mode === 'unique' ? 'Unique solution' : 'Solution';
+  list.replaceChildren(...p.items.map((s) => {
+    const label = `${what} ${s.rank ? '#' + fmtBig(s.rank) : ''}: placement ${s.placement.join(' ')}. Show its details`;
+    return el('li', {},
+      el('button', {
+        type: 'button', class: 'card', 'aria-label': label,
+        'data-placement': s.placement.join(','), 'data-rank': s.rank || '', 'data-compact': s.compact,
+        onclick: () => openDetails(s.compact),
+      },
+      el('img', { src: svgURL(s.svg), alt: '', width: BOARD_PX, height: BOARD_PX, decoding: 'async' }),
+      st.mode === 'all' && s.isCanonical ? el('span', { class: 'star', title: 'the canonical member of its symmetry class', text: '★' }) : null,
+      el('span', { class: 'card-foot' },
+        el('span', { class: 'rank', text: s.rank ? '#' + fmtBig(s.rank) : '' }),
+        el('code', { class: 'compact', title: `[${s.placement.join(', ')}]`, text: s.placement.length < 10 ? s.placement.join(' ') : s.compact }),
+      )));
+  }));
+  $('#boards-empty').hidden = p.items.length > 0;
+
+  const noun = st.mode === 'unique' ? 'Classes' : 'Solutions';
+  const firstRank = p.items.length ? p.items[0].rank : null;
+  const lastRank = p.items.length ? p.items[p.items.length - 1].rank : null;
+  let text;
+  if (firstRank && lastRank) {
+    text = `${noun} ${fmtBig(firstRank)}–${fmtBig(lastRank)}` + (p.total ? ` of ${fmtBig(p.total)}` : '');
+  } else if (!p.items.length && p.total === '0') {
+    text = `N = ${st.n} has no solutions`;
+  } else {
+    text = `${plural(p.items.length, 'board')} on this page` + (p.total ? ` · ${fmtBig(p.total)} in all` : '');
+  }
+  $('#range').textContent = text;
+  setPager({ hasPrev: p.hasPrev, hasNext: p.hasNext });
+}
+
+// setPager turns the page buttons on and off; `ends` keeps First and Last
+// on after an error, to get back to a page that works.
+function setPager(p) {
+  const had = document.activeElement;
+  $('#first').disabled = !p.hasPrev && !p.ends;
+  $('#prev').disabled = !p.hasPrev;
+  $('#next').disabled = !p.hasNext;
+  $('#last').disabled = !p.hasNext && !p.ends;
+  // Keep the keyboard focus in the pager when its button turns off.
+  if (had && had.disabled) {
+    const other = ['#prev', '#next', '#first', '#last'].map((s) => $(s)).find((b) => !b.disabled);
+    (other || $('#boards-heading')).focus();
+  }
+}
+
+function go(which) {
+  if (loading) return;
+  if (!page) {
+    if (which === 'first') navigate({ pos: { kind: 'first' } });
+    if (which === 'last') navigate({ pos: { kind: 'last' } });
+    return;
+  }
+  switch (which) {
+    case 'first': if (page.hasPrev) navigate({ pos: { kind: 'first' } }); break;
+    case 'last': if (page.hasNext) navigate({ pos: { kind: 'last' } }); break;
+    case 'prev': if (page.hasPrev && page.prev) navigate({ pos: page.prev }); break;
+    case 'next': if (page.hasNext && page.next) navigate({ pos: page.next }); break;
+  }
+}
+
+for (const which of ['first', 'prev', 'next', 'last']) {
+  $('#' + which).addEventListener('click', () => go(which));
+}
+
+document.addEventListener('keydown', (ev) => {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+  if ($('#details').open) return;
+  const t = ev.target;
+  if (t.closest && (t.closest('input, select, textarea, [contenteditable]') || t.closest('#vboard'))) return;
+  const which = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' }[ev.key];
+  if (!which) return;
+  ev.preventDefault();
+  go(which);
+});
+
+$('#jump-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const v = $('#jump').value.trim();
+  if (!v) return;
+  navigate({ pos: { kind: 'at', rank: v.replace(/[,\s_]/g, '') } });
+});
+
+$('#board-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  applyForm();
+});
+for (const id of ['n', 'size']) $('#' + id).addEventListener('change', applyForm);
+for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', applyForm);
+
+function applyForm() {
+  const n = Number($('#n').value);
+  const mode = $('input[name="mode"]:checked').value;
+  const size = Number($('#size').value);
+  const patch = { n, mode, size, show: null };
+  if (n !== view.n || mode !== view.mode) patch.pos = { kind: 'first' };
+  else if (size === view.size && view.pos.kind === 'first') return; // nothing changed
+  navigate(patch);
+}
+
+// ---------------------------------------------------------------- details
+
+let detailsFor = null; // the compact placement on screen in the dialog
+let detailsPushed = false; // opening the dialog added a history entry
+
+function openDetails(compact) {
+  if (view.show === compact) return;
+  navigate({ show: compact });
+  detailsPushed = true;
+}
+
+function syncDetails() {
+  const dlg = $('#details');
+  if (!view.show) {
+    detailsFor = null;
+    if (dlg.open) dlg.close();
+    return;
+  }
+  if (detailsFor === view.show && dlg.open) return;
+  detailsFor = view.show;
+  if (!dlg.open) dlg.showModal();
+  loadDetails(view.show);
+}
+
+$('#details-close').addEventListener('click', () => $('#details').close());
+$('#details').addEventListener('click', (ev) => {
+  if (ev.target === ev.currentTarget) ev.currentTarget.close(); // a click on the backdrop
+});
+$('#details').addEventListener('close', () => {
+  detailsFor = null;
+  if (!view.show) return;
+  if (detailsPushed) {
+    // Closing undoes the opening: Back then goes where it went before.
+    detailsPushed = false;
+    history.back();
+  } else {
+    navigate({ show: null }, { replace: true });
+  }
+});
+
+async function loadDetails(compact) {
+  const body = $('#details-body');
+  const title = $('#details-title');
+  const p = fromCompact(compact);
+  body.setAttribute('aria-busy', 'true');
+  body.replaceChildren(el('p', { class: 'muted', text: 'Loading…' }));
+  title.textContent = 'Solution';
+  if (!p) {
+    body.replaceChildren(errorBlock(new ApiError('BAD_USER_INPUT', `“${compact}” is not a placement in compact form (one base-36 digit per row)`)));
+    body.setAttribute('aria-busy', 'false');
+    return;
+  }
+  try {
+    const { data } = await gql(Q_DETAILS, { p });
+    if (detailsFor !== compact) return;
+    renderDetails(data.solution);
+  } catch (err) {
+    if (detailsFor !== compact) return;
+    body.replaceChildren(errorBlock(err));
+  } finally {
+    body.setAttribute('aria-busy', 'false');
+  }
+}
+
+function errorBlock(err) {
+  return el('p', { class: 'error inline', role: 'alert' },
+    el('code', { class: 'code', text: err.code || 'CLIENT' }), ' ', el('span', { class: 'msg', text: err.message }));
+}
+
+// The transformations in words; the API's names go below them.
+const SYMMETRY_TEXT = {
+  IDENTITY: 'as it is',
+  ROT90: 'turned ¼ ↻',
+  ROT180: 'turned ½',
+  ROT270: 'turned ¾ ↻',
+  REFLECT_VERTICAL: 'mirrored ↔',
+  REFLECT_HORIZONTAL: 'mirrored ↕',
+  REFLECT_DIAGONAL: 'mirrored ╲',
+  REFLECT_ANTI_DIAGONAL: 'mirrored ╱',
+};
+
+function renderDetails(s) {
+  const total = summary && summary.board.n === s.n ? summary.board.total ?? summary.total : null;
+  $('#details-title').textContent = `Solution ${s.rank ? '#' + fmtBig(s.rank) + ' ' : ''}of N = ${s.n}`;
+  const canon = s.canonical;
+  const classText = s.isCanonical
+    ? el('span', {}, 'This is the canonical member of its class (the smallest of its images)',
+      s.uniqueRank ? `: unique solution #${fmtBig(s.uniqueRank)}` : '', '.')
+    : el('span', {}, 'Its class is named by ',
+      el('button', { type: 'button', class: 'link', onclick: () => navigate({ show: canon.compact }, { replace: true }), text: `[${canon.placement.join(', ')}]` }),
+      canon.uniqueRank ? ` (unique solution #${fmtBig(canon.uniqueRank)})` : '', '.');
+
+  const dl = el('dl', { class: 'facts' },
+    el('dt', { text: 'Placement' }), el('dd', {}, el('code', { id: 'd-placement', text: `[${s.placement.join(', ')}]` })),
+    el('dt', { text: 'Chess notation' }), el('dd', {}, el('code', { id: 'd-chess', text: s.chess })),
+    el('dt', { text: 'Rank' }), el('dd', { id: 'd-rank', text: s.rank ? `#${fmtBig(s.rank)}${total ? ' of ' + fmtBig(total) : ''}` : 'not known for this board' }),
+    el('dt', { text: 'Class' }), el('dd', { id: 'd-class' }, classText, ` ${plural(s.orbitSize, 'distinct solution')} in the class.`),
+    el('dt', { text: 'Rows' }), el('dd', {}, el('pre', { id: 'd-rows', class: 'rows', text: s.rows.join('\n') })),
+  );
+
+  const images = el('ul', { class: 'images', id: 'd-images' }, s.symmetries.map((im) => {
+    const isCanon = im.placement.join(',') === canon.placement.join(',');
+    return el('li', { 'data-name': im.name },
+      el('button', {
+        type: 'button', class: 'image' + (im.isSame ? ' same' : '') + (isCanon ? ' canon' : ''),
+        'aria-label': `${im.name} (${SYMMETRY_TEXT[im.symmetry] || ''}): [${im.placement.join(', ')}]${im.isSame ? ', the solution itself' : ''}${isCanon ? ', canonical' : ''}. Show its details`,
+        onclick: () => navigate({ show: toCompact(im.placement) }, { replace: true }),
+      },
+      el('img', { src: svgURL(im.solution.svg), alt: '', width: 120, height: 120 }),
+      el('span', { class: 'image-label', text: SYMMETRY_TEXT[im.symmetry] || im.name }),
+      el('span', { class: 'image-name', text: im.name }),
+      el('span', { class: 'image-tags' },
+        im.isSame ? el('span', { class: 'tag', text: 'same' }) : null,
+        isCanon ? el('span', { class: 'tag canon', text: 'canonical' }) : null)));
+  }));
+
+  $('#details-body').replaceChildren(
+    el('div', { class: 'details-main' },
+      el('img', { class: 'big', src: svgURL(s.svg), alt: `The board: ${s.chess}`, width: 360, height: 360 }),
+      el('div', {}, dl,
+        el('button', {
+          type: 'button', onclick: () => { loadIntoValidator(s.placement); $('#details').close(); $('#validate-heading').scrollIntoView(); },
+          text: 'Put it on the board below',
+        }))),
+    el('h3', { text: 'Its 8 images under the symmetries of the square' }),
+    images,
+  );
+  $('#details-close').focus();
+}
+
+// ---------------------------------------------------------------- validate
+
+let vstate = { n: 0, cols: [] };
+let vseq = 0;
+
+function resetValidator(n) {
+  const ok = Number.isInteger(n) && n >= 1 && n <= MAX_N;
+  vstate = { n: ok ? n : 0, cols: ok ? Array(n).fill(-1) : [] };
+  buildValidator();
+  updateValidator();
+}
+
+function loadIntoValidator(p) {
+  if (p.length !== vstate.n) return;
+  vstate.cols = [...p];
+  updateValidator();
+}
+
+function buildValidator() {
+  const n = vstate.n;
+  const board = $('#vboard');
+  board.style.setProperty('--n', String(n || 1));
+  const rows = [];
+  for (let r = 0; r < n; r++) {
+    const cells = [];
+    for (let c = 0; c < n; c++) {
+      cells.push(el('button', {
+        type: 'button', class: 'sq ' + ((r + c) % 2 ? 'dark' : 'light'),
+        'data-r': String(r), 'data-c': String(c), tabindex: r === 0 && c === 0 ? '0' : '-1',
+        onclick: () => toggle(r, c),
+      }));
+    }
+    rows.push(el('div', { class: 'vrow' }, cells));
+  }
+  board.replaceChildren(...rows);
+  if (!n) board.append(el('p', { class: 'muted', text: 'Pick a board size from 1 to 27.' }));
+}
+
+$('#vboard').addEventListener('keydown', (ev) => {
+  const t = ev.target;
+  if (!t.dataset || t.dataset.r === undefined) return;
+  const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
+  if (!d) return;
+  ev.preventDefault();
+  const r = Math.min(vstate.n - 1, Math.max(0, Number(t.dataset.r) + d[0]));
+  const c = Math.min(vstate.n - 1, Math.max(0, Number(t.dataset.c) + d[1]));
+  const next = $(`#vboard [data-r="${r}"][data-c="${c}"]`);
+  t.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
+});
+
+function toggle(r, c) {
+  vstate.cols[r] = vstate.cols[r] === c ? -1 : c;
+  updateValidator();
+}
+
+$('#vclear').addEventListener('click', () => {
+  vstate.cols = Array(vstate.n).fill(-1);
+  updateValidator();
+});
+
+function squareName(r, c) { return `${fileName(c)}${vstate.n - r}`; }
+
+async function updateValidator() {
+  const { n, cols } = vstate;
+  const seq = ++vseq;
+  for (const b of document.querySelectorAll('#vboard .sq')) {
+    const r = Number(b.dataset.r), c = Number(b.dataset.c);
+    const q = cols[r] === c;
+    b.classList.toggle('queen', q);
+    b.classList.remove('attack', 'line');
+    b.setAttribute('aria-pressed', String(q));
+    b.setAttribute('aria-label', `${squareName(r, c)}${q ? ', queen' : ''}`);
+  }
+  $('#vplacement').textContent = n ? `[${cols.map((c) => (c < 0 ? '·' : c)).join(', ')}]` : '';
+  const verdict = $('#verdict');
+  verdict.className = 'verdict';
+  const placed = cols.filter((c) => c >= 0).length;
+  if (!n) { verdict.textContent = ''; return; }
+  if (placed < n) {
+    verdict.textContent = `${fmtBig(String(placed))} of ${plural(n, 'row')} ${n === 1 ? 'has' : 'have'} a queen: place one in every row.`;
+    return;
+  }
+  verdict.textContent = 'Checking…';
+  try {
+    const { data } = await gql(Q_VALIDATE, { p: cols, n });
+    if (seq !== vseq) return;
+    const v = data.validate;
+    if (v.valid) {
+      verdict.className = 'verdict ok';
+      verdict.replaceChildren(el('strong', { text: '✓ A solution. ' }), v.message);
+      return;
+    }
+    const k = v.conflict;
+    verdict.className = 'verdict bad';
+    verdict.replaceChildren(el('strong', { text: '✗ Not a solution. ' }),
+      `The queens on ${squareName(k.rowA, k.colA)} and ${squareName(k.rowB, k.colB)} attack each other: `,
+      el('span', { id: 'conflict-message', text: k.message }), '.');
+    const steps = k.rowB - k.rowA;
+    const dc = Math.sign(k.colB - k.colA);
+    for (let i = 0; i <= steps; i++) {
+      const sq = $(`#vboard [data-r="${k.rowA + i}"][data-c="${k.colA + dc * i}"]`);
+      if (sq) sq.classList.add(i === 0 || i === steps ? 'attack' : 'line');
+    }
+  } catch (err) {
+    if (seq !== vseq) return;
+    verdict.className = 'verdict bad';
+    verdict.replaceChildren(el('code', { class: 'code', text: err.code || 'CLIENT' }), ' ', err.message);
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+function init() {
+  const sel = $('#n');
+  for (let n = 1; n <= MAX_N; n++) sel.append(el('option', { value: String(n), text: String(n) }));
+  view = fromURL();
+  history.replaceState(null, '', toURL(view));
+  render();
+}
+
+init();
