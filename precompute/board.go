@@ -3,7 +3,6 @@ package precompute
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/riverqueue/river"
 
@@ -11,9 +10,9 @@ import (
 )
 
 // boardWorker works board jobs: it plans the board and queues its chunk
-// jobs in the plan's transaction, and closes the board when its chunks are
-// all done (the job the last chunk queues, in case the process that wrote
-// it died before closing the board itself).
+// jobs in the plan's transaction. A board with no chunk left to do (none
+// in its plan, or all of them done when a failed board resumes) it closes
+// at once.
 type boardWorker[TTx any] struct {
 	river.WorkerDefaults[BoardArgs]
 	e *Engine[TTx]
@@ -41,9 +40,7 @@ func (w *boardWorker[TTx]) Work(ctx context.Context, job *river.Job[BoardArgs]) 
 			"chunk_depth", b.ChunkDepth, "chunks", b.ChunksTotal, "to_do", b.ChunksTotal-b.ChunksDone)
 	}
 	if b.State == store.Running && b.ChunksDone == b.ChunksTotal {
-		// Usually the last chunk's job has closed it a moment ago, and
-		// FinishBoard changes nothing; so this says so quietly.
-		return e.finish(ctx, n, slog.LevelDebug)
+		return e.finish(ctx, n)
 	}
 	return nil
 }

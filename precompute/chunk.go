@@ -3,7 +3,6 @@ package precompute
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 
 	"github.com/riverqueue/river"
@@ -72,7 +71,7 @@ func (w *chunkWorker[TTx, TDriver]) work(ctx context.Context, job *river.Job[Chu
 	case last:
 		// The job is complete, with the chunk. Should this fail, or the
 		// process die first, the sweep closes the board (Engine.sweep).
-		if err := e.finish(ctx, a.N, slog.LevelInfo); err != nil {
+		if err := e.finish(ctx, a.N); err != nil {
 			e.log.Warn("closing a board after its last chunk; the sweep will", "n", a.N, "err", err)
 		}
 	}

@@ -174,9 +174,6 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDrive
 // Client is the River client, e.g. for River UI.
 func (e *Engine[TTx]) Client() *river.Client[TTx] { return e.client }
 
-// StoreMaxN is the storage limit in effect.
-func (e *Engine[TTx]) StoreMaxN() int { return e.cfg.StoreMaxN }
-
 // Start starts working jobs: Workers at once, until Stop or ctx ends.
 func (e *Engine[TTx]) Start(ctx context.Context) error {
 	if err := e.client.Start(ctx); err != nil {
@@ -284,15 +281,14 @@ func tasksPerChunk(n int) int {
 	return max(1, min(size, (len(tasks)+15)/16, 256))
 }
 
-// finish closes board n once its chunks are all done, and logs it at
-// level. Counts that do not add up fail the board (FinishBoard records
-// why): that is final, and the job that tried is cancelled rather than
-// retried.
-func (e *Engine[TTx]) finish(ctx context.Context, n int, level slog.Level) error {
+// finish closes board n once its chunks are all done. Counts that do not
+// add up fail the board (FinishBoard records why): that is final, and the
+// job that tried is cancelled rather than retried.
+func (e *Engine[TTx]) finish(ctx context.Context, n int) error {
 	b, err := e.store.FinishBoard(ctx, n)
 	switch {
 	case err == nil:
-		e.log.Log(ctx, level, "board done", "n", n, "solutions", b.Counts.Total, "unique", b.Counts.Unique,
+		e.log.Info("board done", "n", n, "solutions", b.Counts.Total, "unique", b.Counts.Unique,
 			"chunks", b.ChunksTotal, "seconds", b.Duration.Seconds())
 		return nil
 	case b.State == store.Failed:

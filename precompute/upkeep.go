@@ -2,7 +2,6 @@ package precompute
 
 import (
 	"context"
-	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -98,7 +97,7 @@ func (e *Engine[TTx]) sweep(ctx context.Context) {
 			continue
 		}
 		e.log.Info("closing a board whose chunks are all done", "n", b.N)
-		if err := e.finish(ctx, b.N, slog.LevelInfo); err != nil && ctx.Err() == nil {
+		if err := e.finish(ctx, b.N); err != nil && ctx.Err() == nil {
 			e.log.Warn("closing a board whose chunks are all done", "n", b.N, "err", err)
 		}
 	}

@@ -31,7 +31,6 @@ type engine interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
-	StoreMaxN() int
 }
 
 // jobs is the precompute engine of a store and the River UI over its jobs.

@@ -51,7 +51,7 @@ type workerSettings struct {
 // wins. A bad environment value is a usage error that names it.
 func addWorkerFlags(fs *flag.FlagSet, serve bool) (*workerSettings, error) {
 	s := &workerSettings{}
-	fs.IntVar(&s.workers, "workers", runtime.GOMAXPROCS(0), "chunks this process computes at once; twice as many jobs are in flight, so that some write while others compute ($"+envWorkers+")")
+	fs.IntVar(&s.workers, "workers", runtime.GOMAXPROCS(0), "chunks this process computes at once; four jobs a worker are in flight, so that some write while others compute ($"+envWorkers+")")
 	fs.IntVar(&s.storeMaxN, "store-max-n", precompute.DefaultStoreMaxN,
 		"storage limit: boards up to it keep every solution, boards above it (up to "+strconv.Itoa(precompute.MaxN)+") their counts only ($"+envStoreMaxN+")")
 	fs.DurationVar(&s.jobTimeout, "job-timeout", time.Hour,
@@ -169,6 +169,9 @@ func startWorkers(ctx context.Context, st store.Store, s *workerSettings, migrat
 		go func() {
 			for _, n := range ns {
 				if _, err := j.Precompute(ctx, n, nil); err != nil {
+					if ctx.Err() != nil {
+						return // shutting down
+					}
 					logger.Error("asking for a board on start", "n", n, "err", err)
 				}
 			}
