@@ -21,6 +21,7 @@ import (
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/web"
 )
 
 const serveSynopsis = "[--addr HOST:PORT] [--max-page-size K] [--request-timeout D] [--cors-origins LIST] …"
@@ -180,6 +181,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := workers.MountRiverUI(ctx, srv, cfg.Graph.AdminToken); err != nil {
 		return err
 	}
+	srv.Handle("/", web.Handler()) // the board viewer
 
 	hs := &http.Server{
 		Handler:           srv,

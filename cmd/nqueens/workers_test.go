@@ -279,6 +279,17 @@ func TestWorkersAndServe(t *testing.T) {
 		}
 	}
 
+	// A change asked for by another site's page is refused, even with the
+	// browser's credentials.
+	req, _ = http.NewRequest(http.MethodPost, ui+"api/jobs/cancel", strings.NewReader(`{"ids":["1"]}`))
+	req.Header.Set("Authorization", "Basic "+basic("admin", token))
+	req.Header.Set("Origin", "https://elsewhere.example")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-site POST to River UI: %v, %v; want 403", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
+
 	for _, w := range workers {
 		w.stop(t)
 	}
