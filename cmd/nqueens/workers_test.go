@@ -284,10 +284,13 @@ func TestWorkersAndServe(t *testing.T) {
 	req, _ = http.NewRequest(http.MethodPost, ui+"api/jobs/cancel", strings.NewReader(`{"ids":["1"]}`))
 	req.Header.Set("Authorization", "Basic "+basic("admin", token))
 	req.Header.Set("Origin", "https://elsewhere.example")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a cross-site POST to River UI: %v, %v; want 403", resp.Status, err)
-	} else {
-		resp.Body.Close()
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-site POST to River UI: %s; want 403", resp.Status)
 	}
 
 	for _, w := range workers {
