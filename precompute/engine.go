@@ -35,13 +35,13 @@ import (
 
 // jobsPerWorker is how many chunk jobs run at once per Config.Workers. A
 // job's round trips to the database (River fetching it, the store writing
-// it, River completing it) take several milliseconds, longer than the
-// computing of a chunk of N=16 or a task of N=17, so that with fewer jobs
-// the workers would wait: counting N=17 through one worker took 23 s with
-// two jobs at once, against 10.5 s for `nqueens count 17 --workers 1`.
-// The cost of more: a process holds jobs waiting for a worker that others
-// could run, at most three per worker, which matters only at the very end
-// of a board (and counts against JobTimeout).
+// it, River completing it) take several milliseconds, as long as the
+// computing of many chunks, so that with fewer jobs the workers would
+// wait: counting N=16 through one worker, a job per task of the counter,
+// took 24.1 s with two jobs at once and 8.7 s with four. The cost: a
+// process holds jobs waiting for a worker that others could run, at most
+// three per worker, which matters only at the very end of a board (and
+// counts against JobTimeout).
 const jobsPerWorker = 4
 
 // MaxN is the largest board the engine computes. Counting N=27 took a
@@ -264,20 +264,22 @@ func chunkDepth(n int) int {
 }
 
 // tasksPerChunk is how many of the counter's tasks make a chunk of a
-// counts-only board. A job costs about 2 ms of round trips and of CPU in
-// River and the database driver besides its chunk; a task of N=17 takes
-// 2.4 ms on average on one core, and each N above about six and a half
-// times more (docs/PERFORMANCE.md). So tasks are grouped to about 25 ms of
-// counting a chunk while they are small (10 at N=17, 2 at N=18, one each
-// from N=19), but into 16 chunks at least, for the workers to share, and
-// at most 256 tasks (the key of a chunk row is 4 bytes a task).
+// counts-only board. A job costs a few milliseconds of round trips, and
+// of CPU in River and the database driver, besides its chunk; a task of
+// N=17 takes 2.4 ms on average on one core, and each N above about 6.5
+// times more. One task a job, N=17 counted through one worker in 23 s
+// against 10.5 s for `nqueens count 17 --workers 1`. So tasks are grouped
+// to about 0.1 s of counting a chunk while they are small (42 at N=17, 6
+// at N=18, one each from N=19), but into 16 chunks at least, for the
+// workers to share, and at most 256 tasks (a chunk row's key is 4 bytes a
+// task).
 func tasksPerChunk(n int) int {
 	tasks, err := solver.Tasks(n)
 	if err != nil {
 		return 1
 	}
 	perTask := 2.4 * math.Pow(6.5, float64(n-17)) // milliseconds
-	size := int(math.Round(25 / perTask))
+	size := int(math.Round(100 / perTask))
 	return max(1, min(size, (len(tasks)+15)/16, 256))
 }
 

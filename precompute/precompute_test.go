@@ -194,22 +194,9 @@ func TestFailingChunk(t *testing.T) {
 		if again, err := b.engine.Precompute(b.ctx, 8, nil); err != nil || again.State != store.Failed {
 			t.Fatalf("asking for the failed board again: %+v, %v", again, err)
 		}
-		// Wait for the resume: the row goes back to running, then done.
-		deadline := time.Now().Add(time.Minute)
-		for {
-			bd, err := b.store.Board(b.ctx, 8)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bd.State == store.Done {
-				boardtest.CheckCounts(t, bd)
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the resumed board is %+v after a minute", bd)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		// The row goes back to running, then done.
+		done := boardtest.Watch(t, b.store, 8, time.Minute, func(bd store.Board) bool { return bd.State == store.Done })
+		boardtest.CheckCounts(t, done)
 		boardtest.CheckStored(t, b.store, 8)
 	})
 }
@@ -226,24 +213,13 @@ func TestHeartbeat(t *testing.T) {
 		b.ask(t, 4)
 		b.start(t)
 		seen := map[time.Time]bool{}
-		deadline := time.Now().Add(time.Minute)
-		for {
-			bd, err := b.store.Board(b.ctx, 4)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bd.State == store.Done {
-				boardtest.CheckCounts(t, bd)
-				break
-			}
+		done := boardtest.Watch(t, b.store, 4, time.Minute, func(bd store.Board) bool {
 			if bd.State == store.Running && bd.ChunksDone == 0 {
 				seen[bd.UpdatedAt] = true
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("N=4 is %+v after a minute", bd)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return bd.State == store.Done
+		})
+		boardtest.CheckCounts(t, done)
 		// Two seconds of a running chunk at a 200 ms heartbeat: about
 		// ten; at least four allows for a slow machine.
 		if len(seen) < 4 {

@@ -31,9 +31,9 @@ const (
 	envShutdown   = "NQUEENS_SHUTDOWN_TIMEOUT"
 
 	// defaultPrecompute is what serve asks for on start: on the project's
-	// machine (2 cores) a first start computes and stores N=1..15 in about
-	// 25 seconds on SQLite and 10 on Postgres (docs/PERFORMANCE.md,
-	// "Precompute"); N=16 alone takes a minute or more.
+	// machine (2 cores) a first start computes and stores N=1..15 in 25 s
+	// on SQLite and 13 s on Postgres (docs/PERFORMANCE.md, "Precompute");
+	// N=16 alone takes 50 s on Postgres and 136 s on SQLite.
 	defaultPrecompute = "1-15"
 )
 

@@ -79,3 +79,23 @@ func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int)
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Watch reads board n every 20 ms, handing each row to until, until it
+// returns true, and returns that row; it fails the test after timeout.
+func Watch(t testing.TB, s store.Store, n int, timeout time.Duration, until func(store.Board) bool) store.Board {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		b, err := s.Board(context.Background(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if until(b) {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("N=%d is %+v after %s", n, b, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
