@@ -241,26 +241,7 @@ func plan(a BoardArgs) store.BoardPlan {
 	if !a.StoreSolutions {
 		return store.BoardPlan{N: a.N, Tasks: true, TasksPerChunk: tasksPerChunk(a.N), SolverVersion: SolverVersion}
 	}
-	return store.BoardPlan{N: a.N, ChunkDepth: chunkDepth(a.N), StoresSolutions: true, SolverVersion: SolverVersion}
-}
-
-// chunkDepth is the prefix length of the chunks of a board that stores its
-// solutions. A chunk costs its job round trips to the database besides its
-// rows (a few milliseconds on Postgres, more on SQLite, whose one write
-// connection River shares), so chunks should be large; but the store's
-// rank lookups count within one chunk, so not too large. The depths below
-// keep chunks at about 1,000 to 13,000 solutions from N=12 on: one per
-// first-row column up to N=13 (N=13: 13 chunks of 5,700), one per two rows
-// for N=14 and 15 (2,300 and 12,500), then the solver's default (N=16:
-// 2,236 chunks of 6,600).
-func chunkDepth(n int) int {
-	switch {
-	case n <= 13:
-		return min(n, 1)
-	case n <= 15:
-		return 2
-	}
-	return solver.DefaultChunkDepth(n)
+	return store.BoardPlan{N: a.N, ChunkDepth: solver.DefaultChunkDepth(a.N), StoresSolutions: true, SolverVersion: SolverVersion}
 }
 
 // tasksPerChunk is how many of the counter's tasks make a chunk of a

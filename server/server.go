@@ -360,29 +360,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code g
 	body, _ := json.Marshal(struct {
 		Errors gqlerror.List `json:"errors"`
 	}{gqlerror.List{{Message: msg, Extensions: ext}}})
-	w.Header().Set("Content-Type", responseType(r))
+	w.Header().Set("Content-Type", gqlResponseType(r)+"; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-}
-
-// responseType picks the media type of an answer as gqlgen does:
-// application/json when the client asks for it, else
-// application/graphql-response+json.
-func responseType(r *http.Request) string {
-	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		switch mt {
-		case "application/json":
-			return "application/json; charset=utf-8"
-		case "application/graphql-response+json", "application/*", "*/*":
-			return "application/graphql-response+json; charset=utf-8"
-		}
-	}
-	return "application/graphql-response+json; charset=utf-8"
 }
 
 // recorder holds gqlgen's answer so that its status can be fixed and its

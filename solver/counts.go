@@ -23,10 +23,25 @@ func (c *Counts) Add(o Counts) {
 	c.Orbit8 += o.Orbit8
 }
 
-// AddOrbit counts one class of the given size.
+// AddOrbit counts one class of the given size and its members.
 func (c *Counts) AddOrbit(size int) {
-	c.Unique++
 	c.Total += uint64(size)
+	c.addClass(size)
+}
+
+// AddSolution counts one solution of a part of a board (a chunk): every
+// solution adds to Total, a canonical one also counts its class, so that
+// summed over all parts these are the board's Counts.
+func (c *Counts) AddSolution(canonical bool, orbitSize int) {
+	c.Total++
+	if canonical {
+		c.addClass(orbitSize)
+	}
+}
+
+// addClass counts one class of the given size, not its members.
+func (c *Counts) addClass(size int) {
+	c.Unique++
 	switch size {
 	case 1:
 		c.Orbit1++

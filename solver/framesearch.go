@@ -201,27 +201,3 @@ func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
 	walk(0, fs.cols, fs.ld, fs.rd)
 	return all, half, quarter
 }
-
-// fixedByHalfTurn reports whether rotating p by 180° gives p, without
-// building the image.
-func fixedByHalfTurn(p Placement) bool {
-	m := len(p) - 1
-	for r, c := range p {
-		if p[m-r] != m-c {
-			return false
-		}
-	}
-	return true
-}
-
-// fixedByQuarterTurn reports whether rotating p by 90° gives p: the queen
-// (r, c) must map to (c, N-1-r), which is a queen when p[c] = N-1-r.
-func fixedByQuarterTurn(p Placement) bool {
-	m := len(p) - 1
-	for r, c := range p {
-		if p[c] != m-r {
-			return false
-		}
-	}
-	return true
-}
