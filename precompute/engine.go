@@ -250,17 +250,19 @@ func plan(a BoardArgs) store.BoardPlan {
 // N=17 takes 2.4 ms on average on one core, and each N above about 6.5
 // times more. One task a job, N=17 counted through one worker in 23 s
 // against 10.5 s for `nqueens count 17 --workers 1`. So tasks are grouped
-// to about 0.1 s of counting a chunk while they are small (42 at N=17, 6
-// at N=18, one each from N=19), but into 16 chunks at least, for the
-// workers to share, and at most 256 tasks (a chunk row's key is 4 bytes a
-// task).
+// to about 0.25 s of counting a chunk while they are small (104 at N=17,
+// 16 at N=18, 2 at N=19, one each from N=20): with 0.1 s, two worker
+// processes counted N=17 1.76 to 1.81 times as fast as one, with 0.25 s
+// 1.79 to 1.99 times (docs/PERFORMANCE.md, "Precompute"). But there are
+// 16 chunks at least, for the workers to share, and at most 256 tasks a
+// chunk (a chunk row's key is 4 bytes a task).
 func tasksPerChunk(n int) int {
 	tasks, err := solver.Tasks(n)
 	if err != nil {
 		return 1
 	}
 	perTask := 2.4 * math.Pow(6.5, float64(n-17)) // milliseconds
-	size := int(math.Round(100 / perTask))
+	size := int(math.Round(250 / perTask))
 	return max(1, min(size, (len(tasks)+15)/16, 256))
 }
 
