@@ -50,6 +50,9 @@ type Options struct {
 	// memory; 0 turns the cache off. Pages never change once computed: the
 	// solver's are fixed, and the store's come from finished boards only.
 	PageCacheSize int
+	// OnCacheLookup, when set, is told of every lookup in the page cache
+	// ("page") and in the rank cache ("rank"): hit or miss (for metrics).
+	OnCacheLookup func(cache string, hit bool)
 	// PollInterval is how often boardProgress reads the store (default 1s).
 	PollInterval time.Duration
 	// CountTimeout bounds an on-the-spot count, which goes on after the
@@ -374,7 +377,9 @@ func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req
 	var key pageKey
 	if r.pages != nil {
 		key = makePageKey(tag, req)
-		if p, ok := r.pages.Get(key); ok {
+		p, ok := r.pages.Get(key)
+		r.cacheLookup("page", ok)
+		if ok {
 			return p, nil
 		}
 	}
@@ -388,13 +393,22 @@ func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req
 	return p, nil
 }
 
+// cacheLookup tells OnCacheLookup of a lookup in cache.
+func (r *Resolver) cacheLookup(cache string, hit bool) {
+	if r.opts.OnCacheLookup != nil {
+		r.opts.OnCacheLookup(cache, hit)
+	}
+}
+
 // index returns the 0-based index of p in listing kind, through the rank
 // cache.
 func (r *Resolver) index(ctx context.Context, src SolutionSource, n int, kind Kind, p solver.Placement) (uint64, error) {
 	var key rankKey
 	if r.ranks != nil {
 		key = rankKey{n: n, kind: kind, placement: string(p.Bytes())}
-		if i, ok := r.ranks.Get(key); ok {
+		i, ok := r.ranks.Get(key)
+		r.cacheLookup("rank", ok)
+		if ok {
 			return i, nil
 		}
 	}

@@ -120,6 +120,7 @@ func CheckStoreMaxN(n int) error {
 type Engine[TTx any] struct {
 	store   store.Store
 	client  *river.Client[TTx]
+	db      riverdriver.Executor // for JobCounts
 	cfg     Config
 	log     *slog.Logger
 	running *runningBoards
@@ -140,7 +141,7 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDrive
 	if err := CheckStoreMaxN(cfg.StoreMaxN); err != nil {
 		return nil, err
 	}
-	e := &Engine[TTx]{store: st, cfg: cfg, log: cfg.Logger, running: newRunningBoards(), computing: make(chan struct{}, cfg.Workers)}
+	e := &Engine[TTx]{store: st, db: driver.GetExecutor(), cfg: cfg, log: cfg.Logger, running: newRunningBoards(), computing: make(chan struct{}, cfg.Workers)}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &boardWorker[TTx]{e: e})
 	river.AddWorker(workers, &chunkWorker[TTx, TDriver]{e: e})

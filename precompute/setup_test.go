@@ -42,6 +42,7 @@ type engine interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 }
 
 // bundle is what one test works with.

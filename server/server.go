@@ -1,6 +1,7 @@
 // Package server builds the HTTP side of the service: the GraphQL endpoint
 // (POST, GET and websocket at /graphql), the GraphiQL playground, /healthz,
-// and the limits, caching and CORS around them. The resolvers and their
+// the /readyz handler (ready.go), and the limits, caching and CORS around
+// them. The resolvers and their
 // dependencies come from package graph; cmd/nqueens wires the two.
 package server
 
@@ -61,7 +62,17 @@ type Config struct {
 	// CacheMaxAge is the max-age of GET answers that cannot change
 	// (default 24h).
 	CacheMaxAge time.Duration
-	// Logger (default slog.Default()).
+	// RateLimit is how many /graphql requests a second each client (its
+	// remote IP address) may make, in bursts of up to RateBurst (at least
+	// 1); 0 turns the limit off. Over it a request is answered 429
+	// RATE_LIMITED with Retry-After.
+	RateLimit float64
+	RateBurst int
+	// OnOperation, when set, is told how each GraphQL query and mutation
+	// went (for metrics).
+	OnOperation func(Operation)
+	// Logger receives one line per request (requestlog.go) and the errors
+	// (default slog.Default()).
 	Logger *slog.Logger
 }
 
@@ -93,6 +104,7 @@ func (c *Config) setDefaults() {
 	if c.Graph.Logger == nil {
 		c.Graph.Logger = c.Logger
 	}
+	c.RateBurst = max(c.RateBurst, 1)
 }
 
 // Server is the service's HTTP handler.
@@ -102,6 +114,7 @@ type Server struct {
 	gql      *handler.Server
 	resolver *graph.Resolver
 	handler  http.Handler
+	limiter  *rateLimiter // nil: no rate limit
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -119,6 +132,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res}
 	s.closing, s.close = context.WithCancel(context.Background())
 	s.gql = s.newGraphQL()
+	if cfg.RateLimit > 0 {
+		s.limiter = newRateLimiter(cfg.RateLimit, cfg.RateBurst)
+	}
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.Handle("GET /playground", playground.Handler("nqueens GraphQL", "/graphql",
@@ -139,7 +155,7 @@ func New(cfg Config) (*Server, error) {
 			MaxAge:         600,
 		}).Handler(h)
 	}
-	s.handler = h
+	s.handler = logRequests(cfg.Logger, h)
 	return s, nil
 }
 
@@ -195,6 +211,7 @@ func (s *Server) newGraphQL() *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
 	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
 	srv.Use(graph.DepthLimit{Max: cfg.DepthLimit})
+	srv.Use(operationWatcher{observe: cfg.OnOperation})
 
 	// Queries and mutations sent over a websocket get the same time budget
 	// as HTTP requests (which have it from serveGraphQL already).
@@ -225,13 +242,20 @@ func bearer(h string) string {
 	return strings.TrimSpace(tok)
 }
 
-// serveGraphQL answers /graphql: it checks the method, media type and
-// body size itself (gqlgen would answer 400 "transport not supported"),
-// bounds the request's time, hands the request to gqlgen, and fixes the
-// status codes gqlgen chooses to GraphQL-over-HTTP's: 400 (not 422) for a
-// document that does not parse or validate, 405 (not 406) for a mutation
-// over GET. GET answers get an ETag and a Cache-Control.
+// serveGraphQL answers /graphql: it applies the rate limit, checks the
+// method, media type and body size itself (gqlgen would answer 400
+// "transport not supported"), bounds the request's time, hands the request
+// to gqlgen, and fixes the status codes gqlgen chooses to
+// GraphQL-over-HTTP's: 400 (not 422) for a document that does not parse or
+// validate, 405 (not 406) for a mutation over GET. GET answers get an ETag
+// and a Cache-Control.
 func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
+	if s.limiter != nil {
+		if ok, retryAfter := s.limiter.allow(r); !ok {
+			s.refuseRateLimited(w, r, retryAfter)
+			return
+		}
+	}
 	ctx := graph.WithBearerToken(r.Context(), bearer(r.Header.Get("Authorization")))
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		// Subscriptions live as long as the connection or until Close;

@@ -1,36 +1,49 @@
 package main
 
 import (
-	"os"
+	"flag"
 
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/sqlite"
 )
 
-// The database comes from the environment (DESIGN.md, interface
-// contract): DATABASE_URL selects Postgres; without it, the SQLite file at
-// NQUEENS_SQLITE_PATH.
+// The database comes from --database-url or DATABASE_URL (DESIGN.md,
+// interface contract), which selects Postgres; without it, the SQLite file
+// at --sqlite-path or NQUEENS_SQLITE_PATH.
 const (
 	envDatabaseURL   = "DATABASE_URL"
 	envSQLitePath    = "NQUEENS_SQLITE_PATH"
 	defaultSQLiteDB  = "./nqueens.db"
-	databaseEnvUsage = envDatabaseURL + "=postgres://… selects Postgres; unset, the SQLite file at " +
+	databaseEnvUsage = "--database-url or " + envDatabaseURL + "=postgres://… selects Postgres; without it, the SQLite file at\n--sqlite-path or " +
 		envSQLitePath + " (default " + defaultSQLiteDB + ")"
 )
 
-// database says which database the environment selects, for messages.
+// database says which database the settings select, for messages.
 type database struct {
 	dialect migrations.Dialect
 	url     string // Postgres
 	path    string // SQLite
 }
 
-func databaseFromEnv() database {
-	if u := os.Getenv(envDatabaseURL); u != "" {
-		return database{dialect: migrations.Postgres, url: u}
+// databaseSettings are the --database-url and --sqlite-path flags.
+type databaseSettings struct{ url, sqlitePath string }
+
+// addDatabaseFlags defines the database's flags on fs.
+func addDatabaseFlags(fs *flag.FlagSet) *databaseSettings {
+	s := &databaseSettings{}
+	fs.StringVar(&s.url, "database-url", "", "Postgres `URL` (postgres://user@host/db?sslmode=…); none: the SQLite file. Prefer $"+envDatabaseURL+
+		": a flag shows in the process list, password and all ($"+envDatabaseURL+")")
+	fs.StringVar(&s.sqlitePath, "sqlite-path", defaultSQLiteDB, "the SQLite `FILE` used without a Postgres URL, created if missing ($"+envSQLitePath+")")
+	return s
+}
+
+// database is the database the settings select.
+func (s *databaseSettings) database() database {
+	if s.url != "" {
+		return database{dialect: migrations.Postgres, url: s.url}
 	}
-	path := os.Getenv(envSQLitePath)
+	path := s.sqlitePath
 	if path == "" {
 		path = defaultSQLiteDB
 	}

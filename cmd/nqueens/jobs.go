@@ -31,12 +31,15 @@ type engine interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 }
 
 // jobs is the precompute engine of a store and the River UI over its jobs.
 type jobs struct {
 	engine
 	schema *riverSchema
+	// stopped is closed once River's client, started, has stopped.
+	stopped func() <-chan struct{}
 	// newUI makes a River UI handler served under prefix; it must be
 	// started (Handler.Start) before it serves.
 	newUI func(prefix string, logger *slog.Logger) (*riverui.Handler, error)
@@ -71,7 +74,9 @@ func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st s
 			Prefix:    prefix,
 		})
 	}
-	return &jobs{engine: e, schema: schema, newUI: newUI}, nil
+	// River's client makes the channel when it starts.
+	stopped := func() <-chan struct{} { return e.Client().Stopped() }
+	return &jobs{engine: e, schema: schema, stopped: stopped, newUI: newUI}, nil
 }
 
 // schemaUpToDate reports whether River's tables are at the latest version.

@@ -9,10 +9,10 @@ import (
 	"github.com/nqueens/nqueens/migrations"
 )
 
-const migrateSynopsis = "up|down|version [--all]"
+const migrateSynopsis = "up|down|version [--all] [--database-url URL] [--sqlite-path FILE]"
 
 // runMigrate applies or reverts the schema migrations of the database the
-// environment selects, then prints where it stands, one "key value" line
+// settings select, then prints where it stands, one "key value" line
 // per field:
 //
 //	database sqlite ./nqueens.db
@@ -29,7 +29,10 @@ const migrateSynopsis = "up|down|version [--all]"
 func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("migrate")
 	all := fs.Bool("all", false, "with down: revert every migration, dropping all tables and data")
-	fs.Usage = func() {}
+	dbFlags := addDatabaseFlags(fs)
+	if err := setFromEnv(fs); err != nil {
+		return err
+	}
 	pos, err := parseArgs(fs, migrateSynopsis+"\n\n"+databaseEnvUsage, args, stdout)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -48,7 +51,7 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	db := databaseFromEnv()
+	db := dbFlags.database()
 	m, err := db.migrator()
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	precomputeSynopsis = "RANGE [--wait] [--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D]"
+	precomputeSynopsis = "RANGE [--wait] [--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D] …"
 	envWait            = "NQUEENS_PRECOMPUTE_WAIT"
 )
 
@@ -31,15 +31,13 @@ const (
 // exits 1 if a board failed.
 func runPrecompute(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("precompute")
-	s, err := addWorkerFlags(fs, false)
-	if err != nil {
-		return err
-	}
+	s := addWorkerFlags(fs, false)
+	dbFlags := addDatabaseFlags(fs)
+	// Warnings and errors only by default: the progress is on stdout.
+	logFlags := addLogFlags(fs, slog.LevelWarn)
 	wait := fs.Bool("wait", false, "work the jobs here too and show the progress until the boards are done ($"+envWait+")")
-	if v, ok := os.LookupEnv(envWait); ok {
-		if err := fs.Set("wait", v); err != nil {
-			return usagef("%s=%q: %v", envWait, v, err)
-		}
+	if err := setFromEnv(fs); err != nil {
+		return err
 	}
 	pos, err := parseArgs(fs, precomputeSynopsis+"\n\nRANGE lists board sizes from 1 to "+strconv.Itoa(precompute.MaxN)+
 		": 1-16, 8,10,12-14. Boards up to the storage limit keep every solution,\nthose above it their counts only.\nThe database: "+databaseEnvUsage+".", args, stdout)
@@ -63,8 +61,8 @@ func runPrecompute(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, j, _, err := s.open(ctx, logger)
+	logger := logFlags.logger(os.Stderr)
+	st, j, err := s.open(ctx, dbFlags.database(), logger)
 	if err != nil {
 		return err
 	}

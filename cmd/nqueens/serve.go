@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/graphstore"
+	"github.com/nqueens/nqueens/internal/metrics"
+	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
@@ -26,12 +29,12 @@ import (
 
 const serveSynopsis = "[--addr HOST:PORT] [--max-page-size K] [--request-timeout D] [--cors-origins LIST] …"
 
-// serveFlag is a flag of serve with its environment twin: the variable
-// sets the default, the flag given on the command line wins.
-type serveFlag struct{ name, env string }
-
-var serveEnv = []serveFlag{
+// serveEnv are the environment twins of serve's own flags (settings.go).
+var serveEnv = []envFlag{
 	{"addr", "NQUEENS_ADDR"},
+	{"admin-token", "NQUEENS_ADMIN_TOKEN"},
+	{"rate-limit", "NQUEENS_RATE_LIMIT"},
+	{"rate-burst", "NQUEENS_RATE_BURST"},
 	{"max-page-size", "NQUEENS_MAX_PAGE_SIZE"},
 	{"request-timeout", "NQUEENS_REQUEST_TIMEOUT"},
 	{"cors-origins", "NQUEENS_CORS_ORIGINS"},
@@ -44,11 +47,12 @@ var serveEnv = []serveFlag{
 	{"migrate", "NQUEENS_MIGRATE"},
 }
 
-// runServe opens the database (DATABASE_URL, else the SQLite file),
-// applies its migrations, starts the GraphQL server over it and runs until
-// ctx ends (SIGINT or SIGTERM), then shuts down gracefully: it stops
-// accepting, ends the subscriptions, lets the requests in flight finish
-// (bounded by --shutdown-timeout), closes the database and exits 0.
+// runServe starts the GraphQL server, opens the database (DATABASE_URL,
+// else the SQLite file; waiting for it while it is unreachable), applies
+// its migrations, starts the workers and runs until ctx ends (SIGINT or
+// SIGTERM), then shuts down gracefully: it stops accepting, ends the
+// subscriptions, lets the requests in flight finish (bounded by
+// --shutdown-timeout), stops the workers, closes the database and exits 0.
 //
 // Boards the store holds DONE with their solutions page from the store;
 // every other board pages from the solver, with the same cursors.
@@ -65,18 +69,16 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	depth := fs.Int("depth-limit", 10, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
 	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
 	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is ($NQUEENS_MIGRATE)")
-	workerFlags, err := addWorkerFlags(fs, true) // workers.go
-	if err != nil {
+	adminToken := fs.String("admin-token", "", "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
+	rateLimit := fs.Float64("rate-limit", 0, "requests a second each client (remote IP address) may make to /graphql; 0: no limit ($NQUEENS_RATE_LIMIT)")
+	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once, above --rate-limit ($NQUEENS_RATE_BURST)")
+	workerFlags := addWorkerFlags(fs, true) // workers.go
+	dbFlags := addDatabaseFlags(fs)
+	logFlags := addLogFlags(fs, slog.LevelInfo)
+	if err := setFromEnv(fs); err != nil {
 		return err
 	}
-	for _, f := range serveEnv {
-		if v, ok := os.LookupEnv(f.env); ok {
-			if err := fs.Set(f.name, v); err != nil {
-				return usagef("%s=%q: %v", f.env, v, err)
-			}
-		}
-	}
-	pos, err := parseArgs(fs, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nThe admin token that mutations need is read from NQUEENS_ADMIN_TOKEN only\n(unset: mutations are refused).", args, stdout)
+	pos, err := parseArgs(fs, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.", args, stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -91,22 +93,29 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		v    int64
 		min  int64
 	}{
-		{"--max-page-size", int64(*maxPage), 1},
-		{"--count-max-n", int64(*countMaxN), 0},
-		{"--page-cache", int64(*pageCache), 0},
-		{"--max-body-bytes", *maxBody, 1024},
-		{"--complexity-limit", int64(*complexity), 1},
-		{"--depth-limit", int64(*depth), 1},
+		{"max-page-size", int64(*maxPage), 1},
+		{"count-max-n", int64(*countMaxN), 0},
+		{"page-cache", int64(*pageCache), 0},
+		{"max-body-bytes", *maxBody, 1024},
+		{"complexity-limit", int64(*complexity), 1},
+		{"depth-limit", int64(*depth), 1},
+		{"rate-burst", int64(*rateBurst), 1},
 	} {
 		if c.v < c.min {
-			return usagef("%s must be at least %d, got %d", c.name, c.min, c.v)
+			return usagef("%s must be at least %d, got %d", setting(c.name), c.min, c.v)
 		}
 	}
 	if *maxPage >= store.MaxPageLimit {
-		return usagef("--max-page-size must be below %d (a page asks the store for one more), got %d", store.MaxPageLimit, *maxPage)
+		return usagef("%s must be below %d (a page asks the store for one more), got %d", setting("max-page-size"), store.MaxPageLimit, *maxPage)
 	}
-	if *timeout <= 0 || *shutdown < 0 {
-		return usagef("--request-timeout must be positive and --shutdown-timeout not negative")
+	if *timeout <= 0 {
+		return usagef("%s must be positive, got %s", setting("request-timeout"), *timeout)
+	}
+	if *shutdown < 0 {
+		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), *shutdown)
+	}
+	if *rateLimit < 0 || math.IsNaN(*rateLimit) || math.IsInf(*rateLimit, 0) {
+		return usagef("%s must be a number of requests a second, 0 for no limit, got %g", setting("rate-limit"), *rateLimit)
 	}
 	if err := workerFlags.check(); err != nil {
 		return err
@@ -118,7 +127,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	logger := logFlags.logger(os.Stderr)
 	// A server's heap is small (tens of MB) and its garbage short-lived
 	// (a page is many small objects): collecting at 5× the live heap
 	// instead of Go's default 2× costs tens of MB and saves a fifth of the
@@ -135,22 +144,26 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	defer ln.Close()
 
 	// The store: Postgres or the SQLite file, migrated unless told not to.
-	db := databaseFromEnv()
-	st, err := openStore(ctx, db, !*migrate)
-	if err != nil {
-		return fmt.Errorf("opening the database (%s): %w", db, err)
-	}
-	defer st.Close()
-	stored := graphstore.New(st)
+	db := dbFlags.database()
+	// It comes up in the background, workers and all (startup.go): the
+	// server answers at once, UNAVAILABLE for what needs the database
+	// until it is reachable, and /readyz says when it is.
+	up := newStartup(db, *migrate, workerFlags, logger)
+	defer up.Close()
+	// The metrics at /metrics (internal/metrics): the API's store calls
+	// are timed, the database's boards and jobs read at each scrape.
+	m := metrics.New()
+	stored := graphstore.New(storemetrics.New(up.Store(), m.Registerer()))
 
 	cfg := server.Config{
 		Graph: graph.Options{
 			Boards:        stored,
 			Stored:        stored,
-			AdminToken:    os.Getenv("NQUEENS_ADMIN_TOKEN"),
+			AdminToken:    *adminToken,
 			MaxPageSize:   *maxPage,
 			CountMaxN:     *countMaxN,
 			PageCacheSize: *pageCache,
+			OnCacheLookup: m.CacheLookup,
 			Logger:        logger,
 		},
 		RequestTimeout:  *timeout,
@@ -158,6 +171,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		ComplexityLimit: *complexity,
 		DepthLimit:      *depth,
 		CORSOrigins:     origins,
+		RateLimit:       *rateLimit,
+		RateBurst:       *rateBurst,
+		OnOperation:     m.Operation,
 		Logger:          logger,
 	}
 	if cfg.Graph.CountMaxN == 0 {
@@ -167,20 +183,16 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	// The precompute workers, over the same database (workers.go): they
 	// fill the store, the precompute mutation asks them for boards, and
 	// River UI shows their jobs at /riverui.
-	workers, err := startWorkers(ctx, st, workerFlags, *migrate, logger)
-	if err != nil {
-		return err
-	}
-	defer workers.Stop()
-	cfg.Graph.Precompute = workers.Precomputer()
+	cfg.Graph.Precompute = up
 
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
-	if err := workers.MountRiverUI(ctx, srv, cfg.Graph.AdminToken); err != nil {
-		return err
-	}
+	up.Mount(srv, cfg.Graph.AdminToken) // /readyz and /riverui
+	m.WatchDatabase(up.Store(), serveJobCounter{up}, metricsDatabaseTimeout, logger)
+	// No token for the metrics: operators keep them on their network.
+	srv.Handle("GET /metrics", m.Handler())
 	srv.Handle("/", web.Handler()) // the board viewer
 
 	hs := &http.Server{
@@ -197,6 +209,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	if err := up.Run(ctx); err != nil {
+		return err // a bad URL, a failing migration: not worth waiting for
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -51,8 +51,24 @@ func (s *syncBuffer) String() string {
 }
 
 // startServe starts the real binary with env and args on a free port and
-// waits for the line that says where it serves.
+// waits until it serves with its database open (the database is waited
+// for in the background: see launchServe).
 func startServe(t *testing.T, env []string, args ...string) *serving {
+	t.Helper()
+	s := launchServe(t, env, args...)
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(s.stderr.String(), `"database open"`); { // its log, text or JSON
+		if time.Now().After(deadline) {
+			t.Fatalf("the database is not open after a minute; stderr:\n%s", s.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return s
+}
+
+// launchServe starts the real binary with env and args on a free port and
+// waits for the line that says where it serves, which comes before its
+// database is open.
+func launchServe(t *testing.T, env []string, args ...string) *serving {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	// No boards asked for on start (serve's default computes N=1..15)
@@ -208,7 +224,9 @@ func TestServeBadSettings(t *testing.T) {
 		{nil, []string{"--addr", "127.0.0.1:99999"}, "99999"},
 		{nil, []string{"--max-page-size", "10000"}, "--max-page-size"},
 		{[]string{"NQUEENS_MIGRATE=maybe"}, nil, "NQUEENS_MIGRATE"},
-		{[]string{"DATABASE_URL=postgres://postgres@127.0.0.1:1/x?sslmode=disable"}, []string{"--addr", "127.0.0.1:0"}, "opening the database (postgres"},
+		// An unreachable database is waited for (outage_test.go), one
+		// that cannot be used is not.
+		{[]string{"DATABASE_URL=postgres://%zz"}, []string{"--addr", "127.0.0.1:0"}, "opening the database (postgres"},
 	} {
 		cmd := exec.Command(binary, append([]string{"serve"}, tt.args...)...)
 		cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)...)

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D]"
+const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D] [--log-level L] [--log-format F] …"
 
 // runWorker works precompute jobs until SIGINT or SIGTERM: any number of
 // worker processes, on any number of machines, share the chunks of one
@@ -20,8 +20,10 @@ const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--shu
 // here or elsewhere), and exits 0.
 func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("worker")
-	s, err := addWorkerFlags(fs, false)
-	if err != nil {
+	s := addWorkerFlags(fs, false)
+	dbFlags := addDatabaseFlags(fs)
+	logFlags := addLogFlags(fs, slog.LevelInfo)
+	if err := setFromEnv(fs); err != nil {
 		return err
 	}
 	pos, err := parseArgs(fs, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".", args, stdout)
@@ -38,15 +40,19 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	st, j, db, err := s.open(ctx, logger)
+	logger := logFlags.logger(os.Stderr)
+	db := dbFlags.database()
+	// An unreachable database is waited for (startup.go); a signal
+	// meanwhile ends the worker as cleanly as one later.
+	st, j, err := s.startWhenReachable(ctx, db, logger)
 	if err != nil {
+		if ctx.Err() != nil {
+			logger.Info("stopped before the database was reachable")
+			return nil
+		}
 		return err
 	}
 	defer st.Close()
-	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "nqueens: worker working %d jobs at once on %s\n", s.workers, db)
 	logger.Info("worker started", "database", db.String(), "workers", s.workers, "store_max_n", s.storeMaxN)
 

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -47,53 +45,51 @@ type workerSettings struct {
 	precompute string
 }
 
+// workerEnv are the environment twins of the workers' flags.
+var workerEnv = []envFlag{
+	{"workers", envWorkers},
+	{"store-max-n", envStoreMaxN},
+	{"job-timeout", envJobTimeout},
+	{"precompute", envPrecompute},
+	{"shutdown-timeout", envShutdown},
+}
+
 // addWorkerFlags defines the workers' flags on fs (and --precompute for
-// serve), their defaults taken from the environment; the command line
-// wins. A bad environment value is a usage error that names it.
-func addWorkerFlags(fs *flag.FlagSet, serve bool) (*workerSettings, error) {
+// serve); setFromEnv gives them their environment twins.
+func addWorkerFlags(fs *flag.FlagSet, serve bool) *workerSettings {
 	s := &workerSettings{}
 	fs.IntVar(&s.workers, "workers", runtime.GOMAXPROCS(0), "chunks this process computes at once; four jobs a worker are in flight, so that some write while others compute ($"+envWorkers+")")
 	fs.IntVar(&s.storeMaxN, "store-max-n", precompute.DefaultStoreMaxN,
 		"storage limit: boards up to it keep every solution, boards above it (up to "+strconv.Itoa(precompute.MaxN)+") their counts only ($"+envStoreMaxN+")")
 	fs.DurationVar(&s.jobTimeout, "job-timeout", time.Hour,
 		"how long a job may run before it is cancelled and run again; also how long a job whose worker died waits to run again; keep it above the longest chunk ($"+envJobTimeout+")")
-	env := []serveFlag{{"workers", envWorkers}, {"store-max-n", envStoreMaxN}, {"job-timeout", envJobTimeout}}
 	if serve {
 		// serve's own --shutdown-timeout bounds the requests in flight;
 		// its workers stop within the engine's default.
 		fs.StringVar(&s.precompute, "precompute", defaultPrecompute,
 			"boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none ($"+envPrecompute+")")
-		env = append(env, serveFlag{"precompute", envPrecompute})
 	} else {
 		fs.DurationVar(&s.stopTimeout, "shutdown-timeout", 10*time.Second,
 			"on SIGINT/SIGTERM, how long running chunks may commit before they are cancelled (to run again later) ($"+envShutdown+")")
-		env = append(env, serveFlag{"shutdown-timeout", envShutdown})
 	}
-	for _, f := range env {
-		if v, ok := os.LookupEnv(f.env); ok {
-			if err := fs.Set(f.name, v); err != nil {
-				return nil, usagef("%s=%q: %v", f.env, v, err)
-			}
-		}
-	}
-	return s, nil
+	return s
 }
 
 // check checks the settings after the command line is parsed.
 func (s *workerSettings) check() error {
 	switch {
 	case s.workers < 1:
-		return usagef("--workers must be at least 1, got %d", s.workers)
+		return usagef("%s must be at least 1, got %d", setting("workers"), s.workers)
 	case precompute.CheckStoreMaxN(s.storeMaxN) != nil:
-		return usagef("--store-max-n: %v", precompute.CheckStoreMaxN(s.storeMaxN))
+		return usagef("%s: %v", setting("store-max-n"), precompute.CheckStoreMaxN(s.storeMaxN))
 	case s.jobTimeout <= 0:
-		return usagef("--job-timeout must be positive, got %s", s.jobTimeout)
+		return usagef("%s must be positive, got %s", setting("job-timeout"), s.jobTimeout)
 	case s.stopTimeout < 0:
-		return usagef("--shutdown-timeout must not be negative, got %s", s.stopTimeout)
+		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), s.stopTimeout)
 	}
 	if s.precompute != "" {
 		if _, err := parseBoards(s.precompute); err != nil {
-			return usagef("--precompute: %v", err)
+			return usagef("%s: %v", setting("precompute"), err)
 		}
 	}
 	return nil
@@ -109,18 +105,18 @@ func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
 	}
 }
 
-// open opens the database the environment selects (applying the store's
-// and River's migrations) and an engine over it, not started.
-func (s *workerSettings) open(ctx context.Context, logger *slog.Logger) (st store.Store, j *jobs, db database, err error) {
-	db = databaseFromEnv()
+// open opens database db (applying the store's and River's migrations)
+// and an engine over it, not started.
+func (s *workerSettings) open(ctx context.Context, db database, logger *slog.Logger) (st store.Store, j *jobs, err error) {
 	if st, err = openStore(ctx, db, false); err != nil {
-		return nil, nil, db, fmt.Errorf("opening the database (%s): %w", db, err)
+		return nil, nil, fmt.Errorf("opening the database (%s): %w", db, err)
 	}
 	if j, err = openJobs(ctx, st, true, s.config(logger)); err != nil {
+		err = outageOr(ctx, st, err) // startup.go: retried like the opening
 		st.Close()
-		return nil, nil, db, err
+		return nil, nil, err
 	}
-	return st, j, db, nil
+	return st, j, nil
 }
 
 // stop stops the workers: the engine cancels the chunks still running
@@ -137,7 +133,8 @@ func (s *workerSettings) stop(j *jobs) error {
 
 // serveWorkers are serve's workers: the engine, started, and the River UI.
 type serveWorkers struct {
-	jobs   *jobs
+	jobs   *jobs        // nil when the workers are off
+	schema *riverSchema // River's tables, which /readyz checks even then
 	logger *slog.Logger
 	cancel context.CancelFunc // ends the River UI's background work
 }
@@ -154,7 +151,7 @@ func startWorkers(ctx context.Context, st store.Store, s *workerSettings, migrat
 	if err != nil {
 		return nil, err
 	}
-	w := &serveWorkers{logger: logger}
+	w := &serveWorkers{logger: logger, schema: j.schema}
 	if !migrate {
 		if ok, err := j.schemaUpToDate(ctx); err != nil || !ok {
 			logger.Warn("River's tables are missing or out of date; the precompute workers are off until `nqueens migrate up`", "err", err)
@@ -191,26 +188,23 @@ func (w *serveWorkers) Precomputer() graph.Precomputer {
 	return precomputer{w.jobs}
 }
 
-// MountRiverUI serves River's web UI at /riverui, to holders of the admin
-// token only; without a token it answers 403.
-func (w *serveWorkers) MountRiverUI(ctx context.Context, srv *server.Server, adminToken string) error {
+// riverUI starts River's web UI, to be served at /riverui/ (startup.go
+// mounts it for the admin only); nil when the workers are off.
+func (w *serveWorkers) riverUI(ctx context.Context) (http.Handler, error) {
 	if w.jobs == nil {
-		return nil
+		return nil, nil
 	}
 	ui, err := w.jobs.newUI("/riverui", w.logger)
 	if err != nil {
-		return fmt.Errorf("starting River UI: %w", err)
+		return nil, fmt.Errorf("starting River UI: %w", err)
 	}
 	uictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if err := ui.Start(uictx); err != nil {
 		cancel()
-		return fmt.Errorf("starting River UI: %w", err)
+		return nil, fmt.Errorf("starting River UI: %w", err)
 	}
 	w.cancel = cancel
-	h := adminOnly(adminToken, ui)
-	srv.Handle("/riverui/", h)
-	srv.Handle("/riverui", http.RedirectHandler("/riverui/", http.StatusMovedPermanently))
-	return nil
+	return ui, nil
 }
 
 // Stop stops the workers (running chunks commit, or roll back and run

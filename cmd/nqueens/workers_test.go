@@ -83,7 +83,7 @@ func TestPrecomputeBadUsage(t *testing.T) {
 		{nil, []string{"5-3"}, "increasing order"},
 		{nil, []string{"28"}, "from 1 to 27"},
 		{nil, []string{"twelve"}, "not a board size"},
-		{nil, []string{"12", "--workers", "0"}, "--workers must be at least 1"},
+		{nil, []string{"12", "--workers", "0"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
 		{nil, []string{"12", "--store-max-n", "40"}, "storage limit"},
 		{[]string{"NQUEENS_WORKERS=many"}, []string{"12"}, "NQUEENS_WORKERS"},
 		{[]string{"NQUEENS_PRECOMPUTE_WAIT=maybe"}, []string{"12"}, "NQUEENS_PRECOMPUTE_WAIT"},

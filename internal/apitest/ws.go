@@ -93,3 +93,6 @@ func (s *Subscription) Next(t testing.TB, out any) bool {
 	}
 	return true
 }
+
+// Close closes the websocket, as a client that goes away does.
+func (s *Subscription) Close() { s.conn.CloseNow() }

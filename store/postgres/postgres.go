@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/jackc/pgx/v5"
@@ -39,6 +40,12 @@ type Config struct {
 // besides the API's reads.
 const DefaultMaxConns = 20
 
+// DefaultConnectTimeout bounds a new connection, unless the URL sets
+// connect_timeout: with the server gone (a host that drops packets, not a
+// closed port), requests then fail with EUNAVAILABLE well within their
+// own time budget instead of waiting for the kernel to give up.
+const DefaultConnectTimeout = 3 * time.Second
+
 // Store is the Postgres store.Store.
 type Store struct {
 	pool *pgxpool.Pool
@@ -59,6 +66,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	case !strings.Contains(cfg.URL, "pool_max_conns"):
 		pc.MaxConns = DefaultMaxConns
 	}
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, translate(err)
@@ -70,7 +80,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if !cfg.SkipMigrations {
 		if err := migrateUp(pc.ConnConfig); err != nil {
 			pool.Close()
-			return nil, err
+			return nil, translate(err) // the server may have gone since the ping
 		}
 	}
 	return &Store{pool: pool}, nil

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/storetest"
+)
+
+// scrape reads /metrics as series → value ("name{labels}" as Prometheus
+// writes it, labels sorted by name).
+func (s *serving) scrape(t *testing.T) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(s.url, "/graphql") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("/metrics: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	series := map[string]float64{}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		if line == "" || line[0] == '#' || i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("/metrics line %q: %v", line, err)
+		}
+		series[line[:i]] = v
+	}
+	return series
+}
+
+// postWithID posts a GraphQL request with an X-Request-Id and returns the
+// id the server answered with.
+func (s *serving) postWithID(t *testing.T, id, body string) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", s.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Request-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.Header.Get("X-Request-Id")
+}
+
+// TestServeMetricsAndLogs runs the real binary over each database with N=8
+// stored beforehand and N=1..5 computed on start, JSON logs, and the
+// database chosen by flags: /metrics counts the operations by name and
+// outcome with their latencies, the page cache's hits, the store's calls,
+// the boards by state and River's jobs by kind and state; the request log
+// line carries the client's request id and the operation's name.
+func TestServeMetricsAndLogs(t *testing.T) {
+	t.Parallel()
+	for _, db := range []struct {
+		name string
+		open func(t *testing.T) (args []string, st store.Store)
+	}{
+		{"sqlite", func(t *testing.T) ([]string, store.Store) {
+			path := filepath.Join(t.TempDir(), "flagged.db")
+			st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{"--sqlite-path", path}, st
+		}},
+		{"postgres", func(t *testing.T) ([]string, store.Store) {
+			u, _ := pgtest.Schema(t)
+			st, err := postgres.Open(context.Background(), postgres.Config{URL: u})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{"--database-url", u}, st
+		}},
+	} {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			args, st := db.open(t)
+			storetest.Load(context.Background(), t, st, 8, solver.DefaultChunkDepth(8))
+			st.Close()
+			s := startServe(t, []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=/nonexistent/not-this.db", "NQUEENS_PRECOMPUTE=1-5"},
+				append(args, "--log-format", "json")...)
+
+			// Wait for the boards of --precompute: 5 done besides N=8.
+			var m map[string]float64
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				m = s.scrape(t)
+				if m[`nqueens_boards{state="done"}`] == 6 && m[`nqueens_river_jobs{kind="board",state="completed"}`] == 5 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("boards and jobs after 60 s: %v\nstderr:\n%s", m, s.stderr.String())
+				}
+			}
+			// Solutions of N=1..5 and N=8: 1+0+0+2+10 and 92.
+			if m["nqueens_solutions_stored"] != 105 || m[`nqueens_boards{state="running"}`] != 0 || m["nqueens_database_up"] != 1 ||
+				m[`nqueens_river_jobs{kind="chunk",state="completed"}`] == 0 || m[`nqueens_river_jobs{kind="chunk",state="discarded"}`] != 0 {
+				t.Errorf("database metrics: solutions %v, running %v, up %v, chunks completed %v, discarded %v",
+					m["nqueens_solutions_stored"], m[`nqueens_boards{state="running"}`], m["nqueens_database_up"],
+					m[`nqueens_river_jobs{kind="chunk",state="completed"}`], m[`nqueens_river_jobs{kind="chunk",state="discarded"}`])
+			}
+			if _, ok := m["go_goroutines"]; !ok {
+				t.Error("no Go runtime metrics")
+			}
+			if _, ok := m["process_resident_memory_bytes"]; !ok {
+				t.Error("no process metrics")
+			}
+
+			const page = `{"query":"query PageEight { solutions(n: 8, first: 3) { edges { cursor } } }"}`
+			if id := s.postWithID(t, "test-request-42", page); id != "test-request-42" {
+				t.Errorf("X-Request-Id answered %q, want the client's", id)
+			}
+			s.postWithID(t, "test-request-43", page) // the same page: from the cache
+			s.postWithID(t, "test-request-44", `{"query":"query Broken { count(n: 0) { total } }"}`)
+
+			after := s.scrape(t)
+			const okOps = `nqueens_graphql_operations_total{operation="PageEight",outcome="ok"}`
+			if got := after[okOps] - m[okOps]; got != 2 {
+				t.Errorf("%s rose by %v, want 2", okOps, got)
+			}
+			const latency = `nqueens_graphql_operation_duration_seconds_count{operation="PageEight"}`
+			if got := after[latency] - m[latency]; got != 2 || after[`nqueens_graphql_operation_duration_seconds_sum{operation="PageEight"}`] <= 0 {
+				t.Errorf("%s rose by %v, want 2 (with a positive sum)", latency, got)
+			}
+			if got := after[`nqueens_graphql_operations_total{operation="Broken",outcome="BAD_USER_INPUT"}`]; got != 1 {
+				t.Errorf("Broken with BAD_USER_INPUT counted %v times, want 1", got)
+			}
+			const hits = `nqueens_cache_lookups_total{cache="page",result="hit"}`
+			if got := after[hits] - m[hits]; got < 1 {
+				t.Errorf("%s rose by %v on a repeated page, want 1 or more", hits, got)
+			}
+			if after[`nqueens_store_query_duration_seconds_count{method="Page"}`] < 1 ||
+				after[`nqueens_store_query_duration_seconds_count{method="Board"}`] < 1 {
+				t.Errorf("no store latencies for Page and Board: %v, %v",
+					after[`nqueens_store_query_duration_seconds_count{method="Page"}`], after[`nqueens_store_query_duration_seconds_count{method="Board"}`])
+			}
+
+			line := logLine(t, s, "test-request-42")
+			if line["operation"] != "PageEight" || line["status"] != float64(200) || line["path"] != "/graphql" || line["bytes"] == float64(0) {
+				t.Errorf("request log line %v; want operation PageEight, status 200, path /graphql, bytes", line)
+			}
+			s.stop(t)
+		})
+	}
+}
+
+// logLine returns serve's JSON log line of the request with id, waiting a
+// little for it.
+func logLine(t *testing.T, s *serving, id string) map[string]any {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		sc := bufio.NewScanner(strings.NewReader(s.stderr.String()))
+		for sc.Scan() {
+			var line map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+				t.Fatalf("--log-format json wrote a line that is not JSON: %v: %s", err, sc.Text())
+			}
+			if line["msg"] == "request" && line["request_id"] == id {
+				return line
+			}
+		}
+	}
+	t.Fatalf("no request line with id %s; stderr:\n%s", id, s.stderr.String())
+	return nil
+}
+
+// TestBadSettings: a bad value of a setting, given by flag or by
+// environment variable, stops serve, worker and precompute before they
+// start, with exit code 2 and a message that names the setting.
+func TestBadSettings(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env  []string
+		args []string
+		says string
+	}{
+		{[]string{"NQUEENS_LOG_LEVEL=loud"}, []string{"serve"}, `NQUEENS_LOG_LEVEL="loud": must be one of debug, info, warn, error`},
+		{nil, []string{"serve", "--log-level", "verbose"}, "-log-level: must be one of debug, info, warn, error"},
+		{[]string{"NQUEENS_LOG_FORMAT=xml"}, []string{"serve"}, `NQUEENS_LOG_FORMAT="xml": must be text or json`},
+		{nil, []string{"serve", "--log-format", "yaml"}, "-log-format: must be text or json"},
+		{[]string{"NQUEENS_RATE_LIMIT=-1"}, []string{"serve"}, "--rate-limit (NQUEENS_RATE_LIMIT)"},
+		{[]string{"NQUEENS_RATE_LIMIT=fast"}, []string{"serve"}, `NQUEENS_RATE_LIMIT="fast"`},
+		{[]string{"NQUEENS_RATE_BURST=0"}, []string{"serve"}, "--rate-burst (NQUEENS_RATE_BURST) must be at least 1"},
+		{[]string{"NQUEENS_MAX_PAGE_SIZE=0"}, []string{"serve"}, "--max-page-size (NQUEENS_MAX_PAGE_SIZE) must be at least 1"},
+		{[]string{"NQUEENS_REQUEST_TIMEOUT=0s"}, []string{"serve"}, "--request-timeout (NQUEENS_REQUEST_TIMEOUT) must be positive"},
+		{[]string{"NQUEENS_SHUTDOWN_TIMEOUT=-1s"}, []string{"serve"}, "--shutdown-timeout (NQUEENS_SHUTDOWN_TIMEOUT) must not be negative"},
+		{[]string{"NQUEENS_PRECOMPUTE=1-99"}, []string{"serve"}, "--precompute (NQUEENS_PRECOMPUTE)"},
+		{[]string{"NQUEENS_WORKERS=0"}, []string{"worker"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
+		{[]string{"NQUEENS_STORE_MAX_N=40"}, []string{"precompute", "4"}, "--store-max-n (NQUEENS_STORE_MAX_N)"},
+		{[]string{"NQUEENS_LOG_FORMAT=yaml"}, []string{"worker"}, `NQUEENS_LOG_FORMAT="yaml"`},
+		{[]string{"NQUEENS_LOG_LEVEL=loud"}, []string{"precompute", "4"}, `NQUEENS_LOG_LEVEL="loud"`},
+	} {
+		cmd := exec.Command(binary, tt.args...)
+		cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(stderr.String(), tt.says) {
+			t.Errorf("%v with %v: %v, stderr %q; want exit 2 and %q", tt.args, tt.env, err, stderr.String(), tt.says)
+		}
+	}
+}
+
+// TestServeHelpListsSettings: `serve --help` lists every setting of
+// serve with its environment variable.
+func TestServeHelpListsSettings(t *testing.T) {
+	t.Parallel()
+	help := ok(t, "serve", "--help")
+	for _, f := range slices.Concat(commonEnv, serveEnv, workerEnv) {
+		if !strings.Contains(help, "\n  --"+f.name) || !strings.Contains(help, "$"+f.env) {
+			t.Errorf("serve --help lacks --%s or $%s", f.name, f.env)
+		}
+	}
+}

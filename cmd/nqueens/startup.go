@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/store"
+)
+
+// startup brings serve's database side up while the server already
+// answers, since a process may well start before its database: it opens
+// the store, retrying with backoff while the database is unreachable,
+// applies the migrations, starts the workers and asks for the boards of
+// --precompute. Meanwhile the API reads through a store that answers
+// UNAVAILABLE, the precompute mutation answers UNAVAILABLE, and /readyz
+// (readiness.go) says what is missing. Only an unreachable database is
+// waited for: a bad URL or a failing migration ends serve.
+type startup struct {
+	db       database
+	migrate  bool
+	settings *workerSettings
+	logger   *slog.Logger
+
+	store   lateStore
+	riverUI atomic.Pointer[http.Handler] // nil until the workers run
+
+	mu      sync.Mutex
+	opened  store.Store   // nil until open
+	workers *serveWorkers // nil until started
+	waiting error         // why the database is not open yet
+}
+
+func newStartup(db database, migrate bool, settings *workerSettings, logger *slog.Logger) *startup {
+	return &startup{db: db, migrate: migrate, settings: settings, logger: logger}
+}
+
+// Store is the store the API reads through: EUNAVAILABLE until the
+// database is open.
+func (u *startup) Store() store.Store { return &u.store }
+
+// Mount serves /readyz and River UI (for the admin only, and once the
+// workers run) on srv.
+func (u *startup) Mount(srv *server.Server, adminToken string) {
+	srv.Handle("GET /readyz", server.Readiness(time.Second, u.readiness()))
+	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := u.riverUI.Load(); h != nil {
+			(*h).ServeHTTP(w, r)
+			return
+		}
+		http.Error(w, "River UI is not running: the workers have not started (see /readyz)", http.StatusServiceUnavailable)
+	})
+	srv.Handle("/riverui/", adminOnly(adminToken, ui))
+	srv.Handle("/riverui", http.RedirectHandler("/riverui/", http.StatusMovedPermanently))
+}
+
+// Run brings the database side up, waiting for the database while it is
+// unreachable. It returns nil once up, or when ctx ends first; otherwise
+// the error that must stop serve.
+func (u *startup) Run(ctx context.Context) error {
+	err := whileUnreachable(ctx, u.db, u.logger, startBackoff, u.bringUp)
+	switch {
+	case ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return fmt.Errorf("opening the database (%s): %w", u.db, err)
+	}
+	_, w, _ := u.state()
+	u.logger.Info("database open", "database", u.db.String(), "workers", w.jobs != nil)
+	return nil
+}
+
+// bringUp is one attempt at opening the store and starting the workers
+// and River UI over it.
+func (u *startup) bringUp(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			u.mu.Lock()
+			u.waiting = err
+			u.mu.Unlock()
+		}
+	}()
+	st, err := openStore(ctx, u.db, !u.migrate)
+	if err != nil {
+		return err
+	}
+	w, err := startWorkers(ctx, st, u.settings, u.migrate, u.logger)
+	if err != nil {
+		err = outageOr(ctx, st, err)
+		st.Close()
+		return err
+	}
+	ui, err := w.riverUI(ctx)
+	if err != nil {
+		w.Stop()
+		st.Close()
+		return err
+	}
+	u.store.set(st)
+	if ui != nil {
+		u.riverUI.Store(&ui)
+	}
+	u.mu.Lock()
+	u.opened, u.workers, u.waiting = st, w, nil
+	u.mu.Unlock()
+	return nil
+}
+
+// state returns the store and the workers, nil until up, and why the
+// database is not open yet.
+func (u *startup) state() (store.Store, *serveWorkers, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.opened, u.workers, u.waiting
+}
+
+// Precompute implements graph.Precomputer for the precompute mutation:
+// UNAVAILABLE until the workers run.
+func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (graph.BoardStatus, error) {
+	_, w, _ := u.state()
+	if w == nil {
+		return graph.BoardStatus{}, fmt.Errorf("%w: the workers start once the database is reachable", graph.ErrUnavailable)
+	}
+	p := w.Precomputer()
+	if p == nil {
+		return graph.BoardStatus{}, fmt.Errorf("%w: the workers are off: River's tables are missing or out of date", graph.ErrUnavailable)
+	}
+	return p.Precompute(ctx, n, storeSolutions)
+}
+
+// Close stops the workers and closes the store, if they were started:
+// call it after the HTTP server has shut down.
+func (u *startup) Close() {
+	st, w, _ := u.state()
+	if w != nil {
+		w.Stop()
+	}
+	if st != nil {
+		st.Close()
+	}
+}
+
+// startWhenReachable opens database db and starts the workers over it,
+// for `nqueens worker`, waiting for the database while it is unreachable
+// as serve does. It returns ctx's error if ctx ends first.
+func (s *workerSettings) startWhenReachable(ctx context.Context, db database, logger *slog.Logger) (store.Store, *jobs, error) {
+	var st store.Store
+	var j *jobs
+	err := whileUnreachable(ctx, db, logger, startBackoff, func(ctx context.Context) error {
+		var err error
+		if st, j, err = s.open(ctx, db, logger); err != nil {
+			return err
+		}
+		if err := j.Start(context.WithoutCancel(ctx)); err != nil {
+			err = outageOr(ctx, st, err)
+			st.Close()
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, j, nil
+}
+
+// whileUnreachable runs attempt until it succeeds, or fails for another
+// reason than an unreachable Postgres server (EUNAVAILABLE), and returns
+// that; or until ctx ends, and returns ctx's error. Between attempts it waits as b
+// says and logs why at warn level.
+func whileUnreachable(ctx context.Context, db database, logger *slog.Logger, b backoff, attempt func(context.Context) error) error {
+	for failed := 1; ; failed++ {
+		err := attempt(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case store.ErrorCode(err) != store.EUNAVAILABLE, db.dialect != migrations.Postgres:
+			// Only a server comes and goes: a SQLite file that cannot be
+			// opened (or stays locked past the busy timeout) is a mistake
+			// to report.
+			return err
+		}
+		wait := b.delay(failed)
+		logger.Warn("the database is unreachable; retrying", "database", db.String(),
+			"attempt", failed, "retry_in", wait.Round(time.Millisecond).String(), "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// outageOr returns err as the database's unavailability if the database
+// does not answer now: a start-up step after the store's opening (River's
+// migrations, starting River) that failed because the database went away
+// is retried like the opening.
+func outageOr(ctx context.Context, st store.Store, err error) error {
+	if store.ErrorCode(err) == store.EUNAVAILABLE {
+		return err
+	}
+	if perr := st.Ping(ctx); store.ErrorCode(perr) == store.EUNAVAILABLE {
+		return fmt.Errorf("%v: %w", err, perr)
+	}
+	return err
+}
+
+// backoff says how long to wait after failed attempts: first, doubling
+// with each failure up to max, less up to a quarter at random, so that
+// processes started together do not retry together.
+type backoff struct{ first, max time.Duration }
+
+// startBackoff is how serve and worker wait for an unreachable database:
+// about 0.5 s, 1 s, 2 s, … and then 15 s between attempts.
+var startBackoff = backoff{first: 500 * time.Millisecond, max: 15 * time.Second}
+
+// delay is the wait after the failed-th failure in a row (1 for the first).
+func (b backoff) delay(failed int) time.Duration {
+	d := b.first
+	for i := 1; i < failed && d < b.max; i++ {
+		d *= 2
+	}
+	d = min(d, b.max)
+	return d - rand.N(d/4+1)
+}

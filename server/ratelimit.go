@@ -1,0 +1,77 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/nqueens/nqueens/graph"
+)
+
+// CodeRateLimited is the extensions.code of a request refused by the rate
+// limit (HTTP 429).
+const CodeRateLimited graph.Code = "RATE_LIMITED"
+
+// rateLimitClients bounds how many clients the limiter remembers: past it
+// the one seen least recently is forgotten, and starts again with a full
+// burst when it comes back. A token bucket is about 100 bytes.
+const rateLimitClients = 10000
+
+// rateLimiter is a token bucket per client, the client being the remote
+// IP address of the connection.
+type rateLimiter struct {
+	limit rate.Limit
+	burst int
+
+	mu      sync.Mutex // makes get-or-create one step
+	clients *lru.Cache[string, *rate.Limiter]
+}
+
+func newRateLimiter(perSecond float64, burst int) *rateLimiter {
+	clients, err := lru.New[string, *rate.Limiter](rateLimitClients)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return &rateLimiter{limit: rate.Limit(perSecond), burst: burst, clients: clients}
+}
+
+// allow takes a token from the client's bucket; without one it returns
+// how long until the next.
+func (l *rateLimiter) allow(r *http.Request) (ok bool, retryAfter time.Duration) {
+	client, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		client = r.RemoteAddr
+	}
+	l.mu.Lock()
+	lim, found := l.clients.Get(client)
+	if !found {
+		lim = rate.NewLimiter(l.limit, l.burst)
+		l.clients.Add(client, lim)
+	}
+	l.mu.Unlock()
+
+	now := time.Now()
+	res := lim.ReserveN(now, 1)
+	if delay := res.DelayFrom(now); delay > 0 {
+		res.CancelAt(now)
+		return false, delay
+	}
+	return true, 0
+}
+
+// refuseRateLimited answers a request over its client's limit: 429 with
+// Retry-After (whole seconds, at least 1) and a GraphQL error body.
+func (s *Server) refuseRateLimited(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
+	secs := max(1, int(math.Ceil(retryAfter.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	s.fail(w, r, http.StatusTooManyRequests, CodeRateLimited, "",
+		fmt.Sprintf("too many requests from your address: the limit is %g a second (bursts of %d); retry in %d s",
+			float64(s.limiter.limit), s.limiter.burst, secs))
+}

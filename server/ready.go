@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Checker checks one thing the service needs in order to serve (the
+// database answers, the schema is at the expected version, the workers
+// run): nil when it is ready, else an error that says why not. Checkers
+// live with what they check, so that this package needs no database
+// driver or job system.
+type Checker interface {
+	Check(ctx context.Context) error
+}
+
+// CheckerFunc adapts a function to Checker.
+type CheckerFunc func(ctx context.Context) error
+
+// Check calls f.
+func (f CheckerFunc) Check(ctx context.Context) error { return f(ctx) }
+
+// Readiness is the /readyz handler: it runs every check at once, each
+// bounded by timeout (default 1s), and answers 200 when all pass, 503
+// otherwise, with each check's "ok" or reason:
+//
+//	{"ready":false,"checks":{"database":"unreachable: dial tcp …","migrations":"ok","workers":"ok"}}
+//
+// /healthz, by contrast, only says that the process answers.
+func Readiness(timeout time.Duration, checks map[string]Checker) http.Handler {
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		report := struct {
+			Ready  bool              `json:"ready"`
+			Checks map[string]string `json:"checks"`
+		}{Ready: true, Checks: make(map[string]string, len(checks))}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for name, c := range checks {
+			wg.Go(func() {
+				status := "ok"
+				if err := c.Check(ctx); err != nil {
+					status = err.Error()
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				report.Checks[name] = status
+				report.Ready = report.Ready && status == "ok"
+			})
+		}
+		wg.Wait()
+		status := http.StatusOK
+		if !report.Ready {
+			status = http.StatusServiceUnavailable
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(report)
+	})
+}
