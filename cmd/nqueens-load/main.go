@@ -26,6 +26,28 @@
 // its chunks (each enumerated by the solver and written by WriteChunk in one
 // transaction, as the precompute workers do) and finishes it. A board that is
 // done already is left as it is.
+//
+// Three more hidden commands measure what docs/PERFORMANCE.md ("Soak") and
+// docs/SCALING.md report:
+//
+//	nqueens-load soak [--url URL] [--n 15] [--rate 200] [--duration 10m] [--server-pid PID] [--precompute 16,19] …
+//
+// sends a mix of queries (pages, unique pages, solutionAt, count, board,
+// validate, node) at a fixed rate after asking for the --precompute boards
+// with the admin token, and reports errors, latency and the server's
+// resident memory every minute (soak.go);
+//
+//	nqueens-load estimate N [--sample K] [--seed S] [--budget D] [--total T]
+//
+// times a seeded random sample of the counter's tasks of N and estimates
+// the CPU time of counting all of N, with a 95% interval (estimate.go);
+//
+//	nqueens-load plan N [--tasks-per-chunk K]
+//
+// plans a counts-only board of N in the Postgres database of DATABASE_URL
+// with K tasks a chunk and queues its chunk jobs, for `nqueens worker`
+// processes to work: with one task a chunk, a measure of River's jobs per
+// second (plan.go).
 package main
 
 import (
@@ -60,9 +82,20 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if len(os.Args) > 1 && os.Args[1] == "fill" {
+	command := ""
+	if len(os.Args) > 1 {
+		command = os.Args[1]
+	}
+	switch command {
+	case "fill":
 		err = runFill(ctx, os.Args[2:], os.Stdout)
-	} else {
+	case "estimate":
+		err = runEstimate(ctx, os.Args[2:], os.Stdout)
+	case "soak":
+		err = runSoak(ctx, os.Args[2:], os.Stdout)
+	case "plan":
+		err = runPlan(ctx, os.Args[2:], os.Stdout)
+	default:
 		err = runLoad(ctx, os.Args[1:], os.Stdout)
 	}
 	var usage usageError

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+)
+
+// TestPlan plans N=12 with one task a chunk on Postgres: one chunk job per
+// task is queued, real workers (a precompute engine) work them and close
+// the board with the right counts, and planning it again is refused.
+func TestPlan(t *testing.T) {
+	ctx := t.Context()
+	u, _ := pgtest.Schema(t)
+	st, err := postgres.Open(ctx, postgres.Config{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	driver := riverpgxv5.New(st.Pool())
+	if err := precompute.MigrateUp(ctx, driver); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATABASE_URL", u)
+
+	tasks, err := solver.Tasks(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := runPlan(ctx, []string{"12", "--tasks-per-chunk", "1"}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var jobs int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = $1`, precompute.KindChunk).Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != len(tasks) {
+		t.Errorf("%d chunk jobs queued for the %d tasks of N=12 (%s)", jobs, len(tasks), out.String())
+	}
+
+	e, err := precompute.New[pgx.Tx](st, driver, precompute.Config{Workers: 2, Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop(ctx)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, err := st.Board(ctx, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.State == store.Done {
+			if b.Counts.Total != 14200 || b.Counts.Unique != 1787 || b.ChunksTotal != len(tasks) {
+				t.Errorf("board 12: %+v", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("board 12 not done after a minute: %+v", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	if err := runPlan(ctx, []string{"12"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "already") {
+		t.Errorf("planning a done board again: %v", err)
+	}
+}
