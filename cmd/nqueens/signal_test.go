@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
@@ -51,4 +57,31 @@ func TestServeStopMidBoard(t *testing.T) {
 	boardtest.CheckStored(t, st, 13)
 	checkChunksOnce(t, st, 13)
 	second.stop(t)
+}
+
+// TestServeFinishesRequestInFlight sends SIGTERM while serve computes an
+// answer (N=16 counted on the spot, about a second of both cores): the
+// answer still comes, complete, and then serve exits 0.
+func TestServeFinishesRequestInFlight(t *testing.T) {
+	t.Parallel()
+	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
+	s := startServe(t, env, "--count-max-n", "16", "--request-timeout", "2m", "--shutdown-timeout", "2m")
+	answer := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(s.url, "application/json", strings.NewReader(`{"query":"{ count(n: 16) { total unique } }"}`))
+		if err != nil {
+			answer <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answer <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}()
+	time.Sleep(300 * time.Millisecond) // the request is in, its count far from done
+	s.stop(t)
+	ref := oeis.MustLoad(t)[16]
+	want := fmt.Sprintf(`200 {"data":{"count":{"total":"%d","unique":"%d"}}}`, ref.Total, ref.Unique)
+	if got := <-answer; got != want {
+		t.Errorf("the request in flight at SIGTERM got\n%s\nwant\n%s", got, want)
+	}
 }
