@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -57,23 +56,16 @@ func runEstimate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&c.workers, "workers", 1, "tasks timed at once, each on a thread of its own")
 	fs.Uint64Var(&c.knownTotal, "total", 0, "the board's solution count, when known (OEIS A000170): adds the ratio estimate, CPU time per solution times it")
 	// N comes first or after the flags.
-	var nArg []string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		nArg, args = args[:1], args[1:]
-	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	nArg, err := parseBoardArgs(fs, args, "usage: nqueens-load estimate N [--sample K] [--seed S] [--budget D] [--workers W] [--total T]")
+	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	} else if err != nil {
-		return usageError(err.Error())
+		return err
 	}
-	nArg = append(nArg, fs.Args()...)
-	if len(nArg) != 1 {
-		return usageError("usage: nqueens-load estimate N [--sample K] [--seed S] [--budget D] [--workers W] [--total T]")
-	}
-	n, err := strconv.Atoi(nArg[0])
+	n, err := strconv.Atoi(nArg)
 	switch {
 	case err != nil || n < 4 || n > solver.MaxSearchN:
-		return usageError(fmt.Sprintf("estimate: N must be a board size from 4 to %d, got %q", solver.MaxSearchN, nArg[0]))
+		return usageError(fmt.Sprintf("estimate: N must be a board size from 4 to %d, got %q", solver.MaxSearchN, nArg))
 	case c.sample < 2 || c.budget <= 0 || c.workers < 1:
 		return usageError("estimate: --sample must be at least 2, --budget and --workers positive")
 	}

@@ -338,6 +338,25 @@ func (r *result) print(w io.Writer) {
 	}
 }
 
+// parseBoardArgs parses the flags of a command that takes one board size,
+// given before or after the flags, and returns it; errHelp after --help.
+func parseBoardArgs(fs *flag.FlagSet, args []string, usage string) (string, error) {
+	var nArg []string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		nArg, args = args[:1], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", err
+		}
+		return "", usageError(err.Error())
+	}
+	if nArg = append(nArg, fs.Args()...); len(nArg) != 1 {
+		return "", usageError(usage)
+	}
+	return nArg[0], nil
+}
+
 // runFill stores board N through the store, as the workers do.
 func runFill(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) != 1 {

@@ -28,20 +28,13 @@ import (
 func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("nqueens-load plan", flag.ContinueOnError)
 	perChunk := fs.Int("tasks-per-chunk", 1, "the counter's tasks in a chunk: one chunk job each")
-	var nArg []string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		nArg, args = args[:1], args[1:]
-	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	nArg, err := parseBoardArgs(fs, args, "usage: nqueens-load plan N [--tasks-per-chunk K] (DATABASE_URL: the Postgres database the workers use)")
+	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	} else if err != nil {
-		return usageError(err.Error())
+		return err
 	}
-	nArg = append(nArg, fs.Args()...)
-	if len(nArg) != 1 {
-		return usageError("usage: nqueens-load plan N [--tasks-per-chunk K] (DATABASE_URL: the Postgres database the workers use)")
-	}
-	n, err := strconv.Atoi(nArg[0])
+	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 4 || n > precompute.MaxN || *perChunk < 1 {
 		return usageError(fmt.Sprintf("plan: N must be from 4 to %d and --tasks-per-chunk positive", precompute.MaxN))
 	}

@@ -125,6 +125,18 @@ func openPostgres(t *testing.T, url string) *postgres.Store {
 	return st
 }
 
+// checkFinishedOnce waits for board n to finish and checks it as a
+// resumed board must be: counts equal to the reference, the solver's
+// solutions each stored once, and one completed job per chunk. It returns
+// how many worker processes completed chunks.
+func checkFinishedOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
+	t.Helper()
+	board := boardtest.WaitFinished(t, st, 2*time.Minute, n)[n]
+	boardtest.CheckCounts(t, board)
+	boardtest.CheckStored(t, st, n)
+	return checkChunksOnce(t, st, n)
+}
+
 // checkChunksOnce checks, in River's job table, that each chunk of board n
 // has exactly one job and that it completed, and that there is one per
 // chunk row, all of them done. It returns how many River clients (worker
@@ -211,10 +223,7 @@ func TestWorkerKilled(t *testing.T) {
 	}
 
 	second := startWorker(t, env, "--workers", "1")
-	board := boardtest.WaitFinished(t, st, 2*time.Minute, 13)[13]
-	boardtest.CheckCounts(t, board)
-	boardtest.CheckStored(t, st, 13)
-	checkChunksOnce(t, st, 13)
+	checkFinishedOnce(t, st, 13)
 	second.stop(t)
 }
 
@@ -246,13 +255,10 @@ func TestWorkersAndServe(t *testing.T) {
 	}
 
 	st := openPostgres(t, u)
-	board := boardtest.WaitFinished(t, st, 2*time.Minute, 14)[14]
-	boardtest.CheckCounts(t, board)
-	boardtest.CheckStored(t, st, 14)
-	if clients := checkChunksOnce(t, st, 14); clients < 2 {
+	if clients := checkFinishedOnce(t, st, 14); clients < 2 {
 		t.Errorf("the chunks of N=14 were completed by %d process(es), want them shared", clients)
 	} else {
-		t.Logf("%d processes completed the %d chunks of N=14", clients, board.ChunksTotal)
+		t.Logf("%d processes completed the chunks of N=14", clients)
 	}
 
 	ui := strings.TrimSuffix(api.url, "/graphql") + "/riverui/"
