@@ -121,7 +121,8 @@ func (fs *frameSearch) countGuarded(ctx context.Context, k int, cols, ld, rd uin
 // last square is being tried is not kept on the stack (it is written, and
 // dropped by not moving the stack pointer, without a branch): when its
 // child is done, the search goes straight back to the nearest node with
-// squares left, which saves a fifth of the loop's steps.
+// squares left, and tries its next square in the same step. That saves
+// two fifths of the loop's steps.
 func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 	var below, shift [MaxSearchN]uint32 // of the row with d searched rows below it
 	last := len(fs.rows) - 1
@@ -149,7 +150,7 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 			sp--
 			f := &stack[sp&(MaxSearchN-1)]
 			avail, cols, ld, rd, d = f.avail, f.cols, f.ld, f.rd, f.d
-			continue
+			// A kept node has a square left: try it at once.
 		}
 		bit := avail & -avail
 		avail ^= bit
