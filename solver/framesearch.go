@@ -142,16 +142,7 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 		avail     = below[d&(MaxSearchN-1)] &^ (cols | ld | rd)
 		lastShift = shift[1]
 	)
-	for {
-		if avail == 0 {
-			if sp == 0 {
-				return total
-			}
-			sp--
-			f := &stack[sp&(MaxSearchN-1)]
-			avail, cols, ld, rd, d = f.avail, f.cols, f.ld, f.rd, f.d
-			// A kept node has a square left: try it at once.
-		}
+	for avail != 0 {
 		bit := avail & -avail
 		avail ^= bit
 		s := shift[d&(MaxSearchN-1)] & 31
@@ -166,19 +157,25 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 			c1 := below[0] &^ (ncols | b1 | (nld|b1)<<lastShift | (nrd|b1)>>lastShift)
 			c2 := below[0] &^ (ncols | b2 | (nld|b2)<<lastShift | (nrd|b2)>>lastShift)
 			total += uint64(nonZero(b1)&nonZero(c1) + nonZero(b2)&nonZero(c2))
+		} else if s2 := shift[(d-1)&(MaxSearchN-1)] & 31; next != 0 && below[(d-2)&(MaxSearchN-1)]&^(ncols|nld<<s2|nrd>>s2) != 0 {
+			// The next row, and the one after whatever the next takes,
+			// keep a free square (a cheap test that prunes most dead
+			// ends): go down. The child has a square, so the loop's
+			// test holds.
+			stack[sp&(MaxSearchN-1)] = frame{avail, cols, ld, rd, d}
+			sp += int(nonZero(avail))
+			cols, ld, rd, avail = ncols, nld, nrd, next
+			d--
 			continue
 		}
-		// The next row, and the one after whatever the next takes, must
-		// keep a free square: a cheap test that prunes most dead ends.
-		s2 := shift[(d-1)&(MaxSearchN-1)] & 31
-		if next == 0 || below[(d-2)&(MaxSearchN-1)]&^(ncols|nld<<s2|nrd>>s2) == 0 {
-			continue
+		if avail == 0 && sp > 0 {
+			// Back to the nearest node with a square left.
+			sp--
+			f := &stack[sp&(MaxSearchN-1)]
+			avail, cols, ld, rd, d = f.avail, f.cols, f.ld, f.rd, f.d
 		}
-		stack[sp&(MaxSearchN-1)] = frame{avail, cols, ld, rd, d}
-		sp += int(nonZero(avail))
-		cols, ld, rd, avail = ncols, nld, nrd, next
-		d--
 	}
+	return total
 }
 
 // nonZero is 1 for x ≠ 0 and 0 for x = 0, without a branch.
