@@ -87,15 +87,15 @@ const unguardedRows = 12
 // count returns the number of solutions with exactly this frame; it gives
 // up, returning a partial count, when ctx is done.
 func (fs *frameSearch) count(ctx context.Context) uint64 {
-	if len(fs.rows) < 4 {
-		all, _, _ := fs.symmetricCounts() // N ≤ 7: a handful of nodes
+	if len(fs.rows) < 5 {
+		all, _, _ := fs.symmetricCounts() // N ≤ 8: a handful of nodes
 		return all
 	}
 	return fs.countGuarded(ctx, 0, 0, 0, 0)
 }
 
 func (fs *frameSearch) countGuarded(ctx context.Context, k int, cols, ld, rd uint32) uint64 {
-	if k >= max(2, len(fs.rows)-unguardedRows) || k+3 >= len(fs.rows) {
+	if k >= max(2, len(fs.rows)-unguardedRows) || k+4 >= len(fs.rows) {
 		return fs.countFrom(k, cols, ld, rd)
 	}
 	avail := fs.allowed[k] &^ (cols | ld | rd)
@@ -109,7 +109,7 @@ func (fs *frameSearch) countGuarded(ctx context.Context, k int, cols, ld, rd uin
 	return total
 }
 
-// countFrom counts the completions from searched row k (at least three
+// countFrom counts the completions from searched row k (at least four
 // rows before the last) without recursion: this loop is where counting
 // spends nearly all its time. It looks one row ahead, so a queen that
 // leaves the next row no square is never pushed, and it finishes the last
@@ -148,25 +148,34 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 		s := shift[d&(MaxSearchN-1)] & 31
 		ncols, nld, nrd := cols|bit, (ld|bit)<<s, (rd|bit)>>s
 		next := below[(d-1)&(MaxSearchN-1)] &^ (ncols | nld | nrd)
-		if d == 2 {
-			// Two rows left, and at most two free squares in the first
-			// (only two columns are free): count the ways to finish
-			// without a branch.
-			b1 := next & -next
-			b2 := next ^ b1
-			c1 := below[0] &^ (ncols | b1 | (nld|b1)<<lastShift | (nrd|b1)>>lastShift)
-			c2 := below[0] &^ (ncols | b2 | (nld|b2)<<lastShift | (nrd|b2)>>lastShift)
-			total += uint64(nonZero(b1)&nonZero(c1) + nonZero(b2)&nonZero(c2))
-		} else if s2 := shift[(d-1)&(MaxSearchN-1)] & 31; next != 0 && below[(d-2)&(MaxSearchN-1)]&^(ncols|nld<<s2|nrd>>s2) != 0 {
+		if s2 := shift[(d-1)&(MaxSearchN-1)] & 31; next != 0 && below[(d-2)&(MaxSearchN-1)]&^(ncols|nld<<s2|nrd>>s2) != 0 {
 			// The next row, and the one after whatever the next takes,
 			// keep a free square (a cheap test that prunes most dead
-			// ends): go down. The child has a square, so the loop's
-			// test holds.
-			stack[sp&(MaxSearchN-1)] = frame{avail, cols, ld, rd, d}
-			sp += int(nonZero(avail))
-			cols, ld, rd, avail = ncols, nld, nrd, next
-			d--
-			continue
+			// ends).
+			if d > 3 {
+				// Go down. The child has a square, so the loop's test
+				// holds.
+				stack[sp&(MaxSearchN-1)] = frame{avail, cols, ld, rd, d}
+				sp += int(nonZero(avail))
+				cols, ld, rd, avail = ncols, nld, nrd, next
+				d--
+				continue
+			}
+			// The child has two rows below it: finish it here. Each of
+			// its squares leaves at most two free squares in the next
+			// row (two columns are free): count the ways to finish
+			// without a branch.
+			for next != 0 {
+				b := next & -next
+				next ^= b
+				ccols, cld, crd := ncols|b, (nld|b)<<s2, (nrd|b)>>s2
+				n1 := below[1] &^ (ccols | cld | crd)
+				b1 := n1 & -n1
+				b2 := n1 ^ b1
+				c1 := below[0] &^ (ccols | b1 | (cld|b1)<<lastShift | (crd|b1)>>lastShift)
+				c2 := below[0] &^ (ccols | b2 | (cld|b2)<<lastShift | (crd|b2)>>lastShift)
+				total += uint64(nonZero(b1)&nonZero(c1) + nonZero(b2)&nonZero(c2))
+			}
 		}
 		if avail == 0 && sp > 0 {
 			// Back to the nearest node with a square left.
