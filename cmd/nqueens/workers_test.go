@@ -238,19 +238,7 @@ func TestWorkersAndServe(t *testing.T) {
 	env := []string{"DATABASE_URL=" + u, "NQUEENS_ADMIN_TOKEN=" + token}
 	api := startServe(t, env, "--workers", "1")
 	workers := []*serving{startWorker(t, env, "--workers", "1"), startWorker(t, env, "--workers", "1")}
-	req, err := http.NewRequest(http.MethodPost, api.url, strings.NewReader(`{"query":"mutation { precompute(n: 14) { n state } }"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `"precompute":{"n":14,"state":"PENDING"}`) {
+	if body := api.postAs(t, token, `{"query":"mutation { precompute(n: 14) { n state } }"}`); !strings.Contains(body, `"precompute":{"n":14,"state":"PENDING"}`) {
 		t.Fatalf("precompute mutation: %s", body)
 	}
 
@@ -287,10 +275,10 @@ func TestWorkersAndServe(t *testing.T) {
 
 	// A change asked for by another site's page is refused, even with the
 	// browser's credentials.
-	req, _ = http.NewRequest(http.MethodPost, ui+"api/jobs/cancel", strings.NewReader(`{"ids":["1"]}`))
+	req, _ := http.NewRequest(http.MethodPost, ui+"api/jobs/cancel", strings.NewReader(`{"ids":["1"]}`))
 	req.Header.Set("Authorization", "Basic "+basic("admin", token))
 	req.Header.Set("Origin", "https://elsewhere.example")
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
