@@ -69,6 +69,15 @@ type BoardPlan struct {
 	SolverVersion   string
 }
 
+// ChunkKind is what the plan's chunks are, as the boards table records it
+// (chunk_kind): "task" or "prefix", also the chunk rows' key column.
+func (p BoardPlan) ChunkKind() string {
+	if p.Tasks {
+		return "task"
+	}
+	return "prefix"
+}
+
 // ChunkRecord is the row of one chunk of a board.
 type ChunkRecord struct {
 	N int

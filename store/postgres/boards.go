@@ -134,15 +134,11 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 			if todo, err = store.PlannedChunks(plan); err != nil {
 				return err
 			}
-			kind := "prefix"
-			if plan.Tasks {
-				kind = "task"
-			}
 			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
 				SET state = 'running', stores_solutions = $2, chunk_depth = $3, chunk_kind = $4, chunks_total = $5,
 				    solver_version = $6, started_at = now(), updated_at = now()
 				WHERE n = $1 RETURNING `+boardColumns,
-				plan.N, plan.StoresSolutions, plan.ChunkDepth, kind, len(todo), plan.SolverVersion))
+				plan.N, plan.StoresSolutions, plan.ChunkDepth, plan.ChunkKind(), len(todo), plan.SolverVersion))
 			if err != nil {
 				return err
 			}

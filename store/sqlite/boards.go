@@ -140,15 +140,11 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 			if todo, err = store.PlannedChunks(plan); err != nil {
 				return err
 			}
-			kind := "prefix"
-			if plan.Tasks {
-				kind = "task"
-			}
 			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
 				SET state = 'running', stores_solutions = ?, chunk_depth = ?, chunk_kind = ?, chunks_total = ?,
 				    solver_version = ?, started_at = ?, updated_at = ?
 				WHERE n = ? RETURNING `+boardColumns,
-				plan.StoresSolutions, plan.ChunkDepth, kind, len(todo), plan.SolverVersion, t, t, plan.N))
+				plan.StoresSolutions, plan.ChunkDepth, plan.ChunkKind(), len(todo), plan.SolverVersion, t, t, plan.N))
 			if err != nil {
 				return err
 			}
