@@ -12,12 +12,15 @@ import (
 // the search, so the search starts from an empty board and never spends a
 // node on a row whose queen is known. Between two searched rows the
 // diagonals shift by the rows' distance: 1, or 2 or 3 across frame rows.
+//
+// The searched rows are numbered by how many searched rows lie below them
+// (d, from last down to 0), as the counting loop walks them.
 type frameSearch struct {
-	n       int
-	rows    []int    // the searched rows, top to bottom
-	allowed []uint32 // per searched row: the squares no frame queen attacks
-	shift   []uint32 // shift[k]: rows from rows[k] to rows[k+1]
-	frame   []square
+	n     int
+	rows  []int              // the searched rows, top to bottom: rows[last-d]
+	below [MaxSearchN]uint32 // below[d]: the squares of row d no frame queen attacks
+	shift [MaxSearchN]uint32 // shift[d]: rows from row d to row d-1 (1 to 3)
+	frame []square
 }
 
 func newFrameSearch(t Task) *frameSearch {
@@ -25,9 +28,12 @@ func newFrameSearch(t Task) *frameSearch {
 	inner := uint32(1)<<uint(n-1) - 2 // columns 1..N-2
 	fs := &frameSearch{n: n, frame: t.queens()}
 	for r := 1; r <= n-2; r++ {
-		if r == t.Left || r == t.Right {
-			continue
+		if r != t.Left && r != t.Right {
+			fs.rows = append(fs.rows, r)
 		}
+	}
+	last := fs.last()
+	for i, r := range fs.rows {
 		allowed := inner
 		for _, q := range fs.frame {
 			d := max(q.r-r, r-q.r)
@@ -36,43 +42,49 @@ func newFrameSearch(t Task) *frameSearch {
 				allowed &^= 1 << uint(c)
 			}
 		}
-		if k := len(fs.rows); k > 0 {
-			fs.shift = append(fs.shift, uint32(r-fs.rows[k-1]))
+		fs.below[last-i] = allowed & inner
+		if i < last {
+			fs.shift[last-i] = uint32(fs.rows[i+1] - r)
 		}
-		fs.rows = append(fs.rows, r)
-		fs.allowed = append(fs.allowed, allowed&inner)
 	}
-	fs.shift = append(fs.shift, 0) // after the last row: never used
 	return fs
 }
 
+// last is the d of the first searched row: one less than their number.
+func (fs *frameSearch) last() int { return len(fs.rows) - 1 }
+
 // orient picks, among the 8 images of a frame (which all have the same
-// number of solutions), the one whose search is likely smallest. First, the
-// bottom queen as near a corner as possible: its long diagonal then takes a
-// square from nearly every row, and most from the top rows, where the
-// search branches most. Then, the image whose frame takes the most squares
-// from the rows searched first. On N=16 this made counting 1.6 times as
-// fast as searching the canonical image, and an oracle that tried all 8
-// would make 9% fewer steps; scores that weigh rows otherwise (squared,
-// geometric, without the corner rule) all did worse.
-func orient(t Task) Task {
-	best, bestScore := t, 0
+// number of solutions), the one whose search is likely smallest, and
+// returns its search. First, the bottom queen as near a corner as
+// possible: its long diagonal then takes a square from nearly every row,
+// and most from the top rows, where the search branches most. Then, the
+// image whose frame takes the most squares from the rows searched first.
+// On N=16 this made counting 1.6 times as fast as searching the canonical
+// image, and an oracle that tried all 8 would make 7% fewer steps; scores
+// that weigh rows otherwise (squared, geometric, by the logarithm or the
+// product of the free squares, without the corner rule) did no better.
+func orient(t Task) *frameSearch {
+	var best *frameSearch
+	var bestImg Task
+	bestScore := 0
 	for i, s := range Symmetries {
 		img := t.image(s)
-		score := orientScore(img)
-		if i == 0 || score > bestScore || score == bestScore && img.key() < best.key() {
-			best, bestScore = img, score
+		fs := newFrameSearch(img)
+		score := fs.orientScore(img)
+		if i == 0 || score > bestScore || score == bestScore && img.key() < bestImg.key() {
+			best, bestImg, bestScore = fs, img, score
 		}
 	}
 	return best
 }
 
-func orientScore(t Task) int {
-	fs := newFrameSearch(t)
+// orientScore is the squares the frame takes from the searched rows,
+// weighted by how early each row is searched, after the corner rule.
+func (fs *frameSearch) orientScore(t Task) int {
 	inner := uint32(1)<<uint(t.N-1) - 2
-	early, rows := 0, len(fs.allowed)
-	for k, a := range fs.allowed {
-		early += bits.OnesCount32(inner&^a) * (rows - k)
+	early := 0
+	for d := 0; d <= fs.last(); d++ {
+		early += bits.OnesCount32(inner&^fs.below[d]) * (d + 1)
 	}
 	corner := min(t.Bottom, t.N-1-t.Bottom)
 	return early - corner*1_000_000
@@ -91,45 +103,43 @@ func (fs *frameSearch) count(ctx context.Context) uint64 {
 		all, _, _ := fs.symmetricCounts() // N ≤ 8: a handful of nodes
 		return all
 	}
-	return fs.countGuarded(ctx, 0, 0, 0, 0)
+	return fs.countGuarded(ctx, fs.last(), 0, 0, 0)
 }
 
-func (fs *frameSearch) countGuarded(ctx context.Context, k int, cols, ld, rd uint32) uint64 {
-	if k >= max(2, len(fs.rows)-unguardedRows) || k+4 >= len(fs.rows) {
-		return fs.countFrom(k, cols, ld, rd)
+func (fs *frameSearch) countGuarded(ctx context.Context, d int, cols, ld, rd uint32) uint64 {
+	// The two top rows are always guarded; the rest from the bottom
+	// unguardedRows rows up, and from row 3 (the loop's least) run
+	// unguarded.
+	if d <= 3 || d <= min(fs.last()-2, unguardedRows-1) {
+		return fs.countFrom(d, cols, ld, rd)
 	}
-	avail := fs.allowed[k] &^ (cols | ld | rd)
-	s := fs.shift[k] & 31
+	avail := fs.below[d] &^ (cols | ld | rd)
+	s := fs.shift[d] & 31
 	var total uint64
 	for avail != 0 && ctx.Err() == nil {
 		bit := avail & -avail
 		avail ^= bit
-		total += fs.countGuarded(ctx, k+1, cols|bit, (ld|bit)<<s, (rd|bit)>>s)
+		total += fs.countGuarded(ctx, d-1, cols|bit, (ld|bit)<<s, (rd|bit)>>s)
 	}
 	return total
 }
 
-// countFrom counts the completions from searched row k (at least four
-// rows before the last) without recursion: this loop is where counting
+// countFrom counts the completions from searched row d (3 or more)
+// without recursion: this loop is where counting
 // spends nearly all its time. It looks one row ahead, so a queen that
 // leaves the next row no square is never pushed, and it finishes the last
 // two rows without a branch, where a search mostly mispredicts.
 //
-// Rows are numbered here by how many searched rows lie below them (d), in
-// arrays local to the loop: the test for the last rows compares d with a
-// constant, and the tables are read from the stack frame. A node whose
+// The rows' tables are copied to the stack frame, where the loop reads
+// them without bounds checks, and the test for the last rows compares d
+// with a constant. A node whose
 // last square is being tried is not kept on the stack (it is written, and
 // dropped by not moving the stack pointer, without a branch): when its
 // child is done, the search goes straight back to the nearest node with
 // squares left, and tries its next square in the same step. That saves
 // two fifths of the loop's steps.
-func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
-	var below, shift [MaxSearchN]uint32 // of the row with d searched rows below it
-	last := len(fs.rows) - 1
-	for i, a := range fs.allowed {
-		below[(last-i)&(MaxSearchN-1)] = a
-		shift[(last-i)&(MaxSearchN-1)] = fs.shift[i] & 31
-	}
+func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
+	below, shift := fs.below, fs.shift
 	type frame struct {
 		avail, cols, ld, rd uint32
 		d                   int
@@ -138,7 +148,6 @@ func (fs *frameSearch) countFrom(k int, cols, ld, rd uint32) uint64 {
 		stack     [MaxSearchN]frame
 		sp        int // frames kept
 		total     uint64
-		d         = last - k
 		avail     = below[d&(MaxSearchN-1)] &^ (cols | ld | rd)
 		lastShift = shift[1]
 	)
@@ -198,9 +207,9 @@ func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
 	for _, q := range fs.frame {
 		p[q.r] = q.c
 	}
-	var walk func(k int, cols, ld, rd uint32)
-	walk = func(k int, cols, ld, rd uint32) {
-		if k == len(fs.rows) {
+	var walk func(d int, cols, ld, rd uint32)
+	walk = func(d int, cols, ld, rd uint32) {
+		if d < 0 {
 			all++
 			if fixedByHalfTurn(p) {
 				half++
@@ -210,15 +219,15 @@ func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
 			}
 			return
 		}
-		avail := fs.allowed[k] &^ (cols | ld | rd)
-		s := fs.shift[k] & 31
+		avail := fs.below[d] &^ (cols | ld | rd)
+		s := fs.shift[d] & 31
 		for avail != 0 {
 			bit := avail & -avail
 			avail ^= bit
-			p[fs.rows[k]] = bits.TrailingZeros32(bit)
-			walk(k+1, cols|bit, (ld|bit)<<s, (rd|bit)>>s)
+			p[fs.rows[fs.last()-d]] = bits.TrailingZeros32(bit)
+			walk(d-1, cols|bit, (ld|bit)<<s, (rd|bit)>>s)
 		}
 	}
-	walk(0, 0, 0, 0)
+	walk(fs.last(), 0, 0, 0)
 	return all, half, quarter
 }

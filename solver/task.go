@@ -204,7 +204,7 @@ func countTask(ctx context.Context, t Task) Counts {
 	}
 	images, half, quarter := t.stabilizer()
 	if !half {
-		fs := newFrameSearch(orient(t))
+		fs := orient(t)
 		// No solution of an asymmetric frame has a symmetry: each class
 		// has one member with this frame and one with each other image.
 		n := fs.count(ctx)
