@@ -164,7 +164,8 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 			if d > 3 {
 				// Go down. The child has a square, so the loop's test
 				// holds.
-				stack[sp&(MaxSearchN-1)] = frame{avail, cols, ld, rd, d}
+				f := &stack[sp&(MaxSearchN-1)]
+				f.avail, f.cols, f.ld, f.rd, f.d = avail, cols, ld, rd, d
 				sp += int(nonZero(avail))
 				cols, ld, rd, avail = ncols, nld, nrd, next
 				d--
