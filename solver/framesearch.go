@@ -146,10 +146,10 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 	}
 	var (
 		stack     [MaxSearchN]frame
-		sp        int // frames kept
+		sp        = 1 // frames kept, above stack[0]: a node with no square, where the search ends
 		total     uint64
 		avail     = below[d&(MaxSearchN-1)] &^ (cols | ld | rd)
-		lastShift = shift[1]
+		lastShift = shift[1] & 31
 	)
 	for avail != 0 {
 		bit := avail & -avail
@@ -157,7 +157,12 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 		s := shift[d&(MaxSearchN-1)] & 31
 		ncols, nld, nrd := cols|bit, (ld|bit)<<s, (rd|bit)>>s
 		next := below[(d-1)&(MaxSearchN-1)] &^ (ncols | nld | nrd)
-		if s2 := shift[(d-1)&(MaxSearchN-1)] & 31; next != 0 && below[(d-2)&(MaxSearchN-1)]&^(ncols|nld<<s2|nrd>>s2) != 0 {
+		s2 := shift[(d-1)&(MaxSearchN-1)] & 31
+		var after uint32
+		if next != 0 {
+			after = below[(d-2)&(MaxSearchN-1)] &^ (ncols | nld<<s2 | nrd>>s2)
+		}
+		if after != 0 {
 			// The next row, and the one after whatever the next takes,
 			// keep a free square (a cheap test that prunes most dead
 			// ends).
@@ -171,23 +176,26 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 				d--
 				continue
 			}
-			// The child has two rows below it: finish it here. Each of
-			// its squares leaves at most two free squares in the next
-			// row (two columns are free): count the ways to finish
-			// without a branch.
+			// The child has two rows below it: finish it here. after
+			// is what row 1 keeps, last what row 0 keeps, before the
+			// child's queen; each of the child's squares leaves at most
+			// two in row 1 (two columns are free), and each of those
+			// at most one in row 0: count the ways without a branch.
+			t := (s2 + lastShift) & 31
+			last := below[0] &^ (ncols | nld<<t | nrd>>t)
 			for next != 0 {
 				b := next & -next
 				next ^= b
-				ccols, cld, crd := ncols|b, (nld|b)<<s2, (nrd|b)>>s2
-				n1 := below[1] &^ (ccols | cld | crd)
+				n1 := after &^ (b | b<<s2 | b>>s2)
+				n0 := last &^ (b | b<<t | b>>t)
 				b1 := n1 & -n1
 				b2 := n1 ^ b1
-				c1 := below[0] &^ (ccols | b1 | (cld|b1)<<lastShift | (crd|b1)>>lastShift)
-				c2 := below[0] &^ (ccols | b2 | (cld|b2)<<lastShift | (crd|b2)>>lastShift)
+				c1 := n0 &^ (b1 | b1<<lastShift | b1>>lastShift)
+				c2 := n0 &^ (b2 | b2<<lastShift | b2>>lastShift)
 				total += uint64(nonZero(b1)&nonZero(c1) + nonZero(b2)&nonZero(c2))
 			}
 		}
-		if avail == 0 && sp > 0 {
+		if avail == 0 {
 			// Back to the nearest node with a square left.
 			sp--
 			f := &stack[sp&(MaxSearchN-1)]
