@@ -17,25 +17,34 @@ import (
 // (d, from last down to 0), as the counting loop walks them.
 type frameSearch struct {
 	n     int
-	rows  []int              // the searched rows, top to bottom: rows[last-d]
+	nrows int
+	rows  [MaxSearchN]int    // the searched rows, top to bottom: rows[last-d]
 	below [MaxSearchN]uint32 // below[d]: the squares of row d no frame queen attacks
 	shift [MaxSearchN]uint32 // shift[d]: rows from row d to row d-1 (1 to 3)
-	frame []square
+	frame frameQueens
 }
 
 func newFrameSearch(t Task) *frameSearch {
+	fs := new(frameSearch)
+	fs.init(t)
+	return fs
+}
+
+// init prepares the search of t in place (orient tries eight in one).
+func (fs *frameSearch) init(t Task) {
 	n := t.N
 	inner := uint32(1)<<uint(n-1) - 2 // columns 1..N-2
-	fs := &frameSearch{n: n, frame: t.queens()}
+	*fs = frameSearch{n: n, frame: t.queens()}
 	for r := 1; r <= n-2; r++ {
 		if r != t.Left && r != t.Right {
-			fs.rows = append(fs.rows, r)
+			fs.rows[fs.nrows] = r
+			fs.nrows++
 		}
 	}
 	last := fs.last()
-	for i, r := range fs.rows {
+	for i, r := range fs.rows[:fs.nrows] {
 		allowed := inner
-		for _, q := range fs.frame {
+		for _, q := range fs.frame.list() {
 			d := max(q.r-r, r-q.r)
 			allowed &^= 1<<uint(q.c) | 1<<uint(q.c+d)
 			if c := q.c - d; c >= 0 {
@@ -47,11 +56,10 @@ func newFrameSearch(t Task) *frameSearch {
 			fs.shift[last-i] = uint32(fs.rows[i+1] - r)
 		}
 	}
-	return fs
 }
 
 // last is the d of the first searched row: one less than their number.
-func (fs *frameSearch) last() int { return len(fs.rows) - 1 }
+func (fs *frameSearch) last() int { return fs.nrows - 1 }
 
 // orient picks, among the 8 images of a frame (which all have the same
 // number of solutions), the one whose search is likely smallest, and
@@ -64,15 +72,16 @@ func (fs *frameSearch) last() int { return len(fs.rows) - 1 }
 // that weigh rows otherwise (squared, geometric, by the logarithm or the
 // product of the free squares, without the corner rule) did no better.
 func orient(t Task) *frameSearch {
-	var best *frameSearch
+	best, cand := new(frameSearch), new(frameSearch)
 	var bestImg Task
 	bestScore := 0
 	for i, s := range Symmetries {
 		img := t.image(s)
-		fs := newFrameSearch(img)
-		score := fs.orientScore(img)
+		cand.init(img)
+		score := cand.orientScore(img)
 		if i == 0 || score > bestScore || score == bestScore && img.key() < bestImg.key() {
-			best, bestImg, bestScore = fs, img, score
+			best, cand = cand, best
+			bestImg, bestScore = img, score
 		}
 	}
 	return best
@@ -99,8 +108,9 @@ const unguardedRows = 12
 // count returns the number of solutions with exactly this frame; it gives
 // up, returning a partial count, when ctx is done.
 func (fs *frameSearch) count(ctx context.Context) uint64 {
-	if len(fs.rows) < 5 {
-		all, _, _ := fs.symmetricCounts() // N ≤ 8: a handful of nodes
+	if fs.nrows < 5 {
+		var all uint64 // N ≤ 8: a handful of nodes
+		fs.walk(false, func(Placement) { all++ })
 		return all
 	}
 	return fs.countGuarded(ctx, fs.last(), 0, 0, 0)
@@ -208,35 +218,53 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 // nonZero is 1 for x ≠ 0 and 0 for x = 0, without a branch.
 func nonZero(x uint32) uint32 { return (x | -x) >> 31 }
 
-// symmetricCounts counts the solutions with this frame, and among them
-// those unchanged by a half turn and by a quarter turn. It records each
-// solution, so it is used only for the few frames that have a symmetry.
-func (fs *frameSearch) symmetricCounts() (all, half, quarter uint64) {
-	p := make(Placement, fs.n)
-	for _, q := range fs.frame {
+// halfTurnCounts counts the solutions with this frame that a half turn
+// leaves as they are, and among them those a quarter turn leaves as they
+// are. Only placements of that shape are searched: below the middle, a
+// row's queen is the mirror image of its partner row's, which is already
+// placed, so the search is about as small as one of half the rows.
+func (fs *frameSearch) halfTurnCounts() (half, quarter uint64) {
+	fs.walk(true, func(p Placement) {
+		half++
+		if fixedByQuarterTurn(p) {
+			quarter++
+		}
+	})
+	return half, quarter
+}
+
+// walk calls visit with each solution with this frame, or with halfTurn
+// each one a half turn leaves as it is. It serves only small searches.
+func (fs *frameSearch) walk(halfTurn bool, visit func(Placement)) {
+	n := fs.n
+	p := make(Placement, n)
+	for _, q := range fs.frame.list() {
 		p[q.r] = q.c
 	}
-	var walk func(d int, cols, ld, rd uint32)
-	walk = func(d int, cols, ld, rd uint32) {
+	var search func(d int, cols, ld, rd uint32)
+	search = func(d int, cols, ld, rd uint32) {
 		if d < 0 {
-			all++
-			if fixedByHalfTurn(p) {
-				half++
-				if fixedByQuarterTurn(p) {
-					quarter++
-				}
-			}
+			visit(p)
 			return
 		}
+		r := fs.rows[fs.last()-d]
 		avail := fs.below[d] &^ (cols | ld | rd)
+		if halfTurn && 2*r >= n-1 {
+			// The middle row's queen stays put only in the middle
+			// column; a lower row's partner, above it, is placed.
+			mirror := (n - 1) / 2
+			if 2*r > n-1 {
+				mirror = n - 1 - p[n-1-r]
+			}
+			avail &= 1 << uint(mirror)
+		}
 		s := fs.shift[d] & 31
 		for avail != 0 {
 			bit := avail & -avail
 			avail ^= bit
-			p[fs.rows[fs.last()-d]] = bits.TrailingZeros32(bit)
-			walk(d-1, cols|bit, (ld|bit)<<s, (rd|bit)>>s)
+			p[r] = bits.TrailingZeros32(bit)
+			search(d-1, cols|bit, (ld|bit)<<s, (rd|bit)>>s)
 		}
 	}
-	walk(fs.last(), 0, 0, 0)
-	return all, half, quarter
+	search(fs.last(), 0, 0, 0)
 }

@@ -32,21 +32,31 @@ func (t Task) whole() bool { return t.Top < 0 }
 // square is a (row, column) pair.
 type square struct{ r, c int }
 
+// frameQueens are a frame's distinct queens: four, or fewer when some sit
+// in corners. It is a value, so building the frames of every task and
+// image allocates nothing.
+type frameQueens struct {
+	sq [4]square
+	n  int
+}
+
+func (f *frameQueens) list() []square { return f.sq[:f.n] }
+
 // queens returns the distinct frame queens.
-func (t Task) queens() []square {
+func (t Task) queens() frameQueens {
 	n := t.N
-	qs := []square{{0, t.Top}, {n - 1, t.Bottom}, {t.Left, 0}, {t.Right, n - 1}}
-	out := qs[:0:0]
-	for _, q := range qs {
+	var f frameQueens
+	for _, q := range [4]square{{0, t.Top}, {n - 1, t.Bottom}, {t.Left, 0}, {t.Right, n - 1}} {
 		dup := false
-		for _, o := range out {
+		for _, o := range f.list() {
 			dup = dup || o == q
 		}
 		if !dup {
-			out = append(out, q)
+			f.sq[f.n] = q
+			f.n++
 		}
 	}
-	return out
+	return f
 }
 
 // frameOf rebuilds a task from a set of frame queens; ok is false when the
@@ -79,10 +89,10 @@ func (t Task) key() int {
 // image maps the whole frame by a symmetry.
 func (t Task) image(s Symmetry) Task {
 	qs := t.queens()
-	for i, q := range qs {
-		qs[i].r, qs[i].c = s.mapSquare(t.N, q.r, q.c)
+	for i, q := range qs.list() {
+		qs.sq[i].r, qs.sq[i].c = s.mapSquare(t.N, q.r, q.c)
 	}
-	img, _ := frameOf(t.N, qs)
+	img, _ := frameOf(t.N, qs.list())
 	return img
 }
 
@@ -125,7 +135,8 @@ func (t Task) valid() bool {
 	if t.Top < 0 || t.Top >= n || t.Bottom < 0 || t.Bottom >= n || t.Left < 0 || t.Left >= n || t.Right < 0 || t.Right >= n {
 		return false
 	}
-	qs := t.queens()
+	f := t.queens()
+	qs := f.list()
 	if back, ok := frameOf(n, qs); !ok || back != t {
 		return false
 	}
@@ -213,7 +224,8 @@ func countTask(ctx context.Context, t Task) Counts {
 	}
 	// A frame unchanged by the half turn (and maybe the quarter turn):
 	// Burnside's lemma over the frame's stabilizer gives the classes.
-	all, fixed180, fixed90 := newFrameSearch(t).symmetricCounts()
+	all := orient(t).count(ctx)
+	fixed180, fixed90 := newFrameSearch(t).halfTurnCounts()
 	c.Total = uint64(images) * all
 	if quarter {
 		c.Orbit2 = fixed90
