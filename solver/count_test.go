@@ -9,7 +9,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-var countMax = flag.Int("count-max", 13, "largest N whose counts TestCountMatchesReference checks (up to 27; 16 takes seconds, 17 about 10 s a core)")
+var countMax = flag.Int("count-max", 13, "largest N whose counts TestCountMatchesReference checks (up to 27; 16 takes seconds, 17 about 8 s a core)")
 
 func TestCountMatchesReference(t *testing.T) {
 	t.Parallel()
