@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
+	"sync"
 
 	"github.com/nqueens/nqueens/store"
 )
@@ -15,12 +17,20 @@ const copySolutions = `COPY solutions (n, orbit_size, canonical, placement) FROM
 // and its per-value type dispatch, takes a few nanoseconds a row: on a
 // two-core machine the client's CPU is the server's too, and bulk loads
 // went from half to about the speed of a raw COPY (docs/PERFORMANCE.md).
+//
+// pgx reads it from a goroutine of its own, and when the connection fails
+// or the context ends mid-COPY, CopyFrom can return while that goroutine
+// is still in Read. Close waits for such a Read and makes later ones fail,
+// so the rows, whose iterator must not be used by two goroutines at once,
+// are never read and closed together.
 type copyReader struct {
-	rows *store.ChunkRows
-	n    uint16
-	buf  []byte // encoded, not yet read: buf[off:]
-	off  int
-	end  bool // the trailer is in buf
+	mu     sync.Mutex
+	closed bool
+	rows   *store.ChunkRows
+	n      uint16
+	buf    []byte // encoded, not yet read: buf[off:]
+	off    int
+	end    bool // the trailer is in buf
 }
 
 func newCopyReader(rows *store.ChunkRows, n int) *copyReader {
@@ -36,6 +46,11 @@ func newCopyReader(rows *store.ChunkRows, n int) *copyReader {
 // A bad row or a cancelled context ends the stream with the rows' error,
 // which makes pgx abort the COPY.
 func (r *copyReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, errCopyReaderClosed
+	}
 	if r.off > 0 {
 		r.buf = r.buf[:copy(r.buf, r.buf[r.off:])]
 		r.off = 0
@@ -57,6 +72,21 @@ func (r *copyReader) Read(p []byte) (int, error) {
 	n := copy(p, r.buf)
 	r.off = n
 	return n, nil
+}
+
+// errCopyReaderClosed is what a Read after Close returns: the COPY is
+// over for the writer, whatever pgx's goroutine still asks for.
+var errCopyReaderClosed = errors.New("store/postgres: the COPY's rows are closed")
+
+// Close closes the rows, after a Read in progress, if any. After it the
+// rows' Err and Counts can be read.
+func (r *copyReader) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		r.rows.Close()
+	}
 }
 
 // appendRow encodes one row: the field count, then each field's length

@@ -67,12 +67,14 @@ func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, sto
 	counts := w.Counts
 	if w.Solutions != nil {
 		rows := store.NewChunkRows(ctx, w)
-		defer rows.Close()
 		if stores {
-			_, err = tx.Conn().PgConn().CopyFrom(ctx, newCopyReader(rows, n), copySolutions)
+			r := newCopyReader(rows, n)
+			_, err = tx.Conn().PgConn().CopyFrom(ctx, r, copySolutions)
+			r.Close()
 		} else {
 			for rows.Next() {
 			}
+			rows.Close()
 		}
 		// The rows' own error (bad input, cancelled context) explains a
 		// failed COPY better than the COPY's error does.
