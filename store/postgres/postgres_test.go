@@ -37,6 +37,11 @@ func newTestDatabase(t *testing.T) storetest.Database {
 			t.Cleanup(func() { m.Close() })
 			return m
 		},
+		MarkDirty: func(t *testing.T) {
+			if _, err := open(t, u, true).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
 }
 

@@ -38,6 +38,16 @@ func newTestDatabase(t *testing.T) storetest.Database {
 			t.Cleanup(func() { m.Close() })
 			return m
 		},
+		MarkDirty: func(t *testing.T) {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("UPDATE schema_migrations SET dirty = 1"); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/oeis"
@@ -47,6 +48,36 @@ func testMigrationsUpDownUp(t *testing.T, b *bundle) {
 	_, err = s.Board(b.ctx, 5)
 	wantCode(t, err, store.ENOTFOUND, "Board(5) after down and up")
 	checkBoardCounts(t, Load(b.ctx, t, s, 6, 1), oeis.MustLoad(t)[6])
+}
+
+// testSchemaVersion: the store reports the version the migrations left, 0
+// before any (no table yet), and a migration that failed halfway.
+func testSchemaVersion(t *testing.T, b *bundle) {
+	db := b.backend.NewDatabase(t) // one no migration has touched
+	s, ok := db.Open(t, true).(interface {
+		SchemaVersion(context.Context) (version uint, dirty bool, err error)
+	})
+	if !ok {
+		t.Fatal("the store has no SchemaVersion")
+	}
+	check := func(wantVersion uint, wantDirty bool) {
+		t.Helper()
+		v, dirty, err := s.SchemaVersion(b.ctx)
+		if err != nil || v != wantVersion || dirty != wantDirty {
+			t.Fatalf("SchemaVersion: %d, dirty %t, %v; want %d, dirty %t", v, dirty, err, wantVersion, wantDirty)
+		}
+	}
+	check(0, false)
+	if err := db.Migrator(t).Up(); err != nil {
+		t.Fatal(err)
+	}
+	latest, err := migrations.Latest(b.dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(latest, false)
+	db.MarkDirty(t)
+	check(latest, true)
 }
 
 func checkVersion(t *testing.T, m *migrations.Migrator, want uint, when string) {

@@ -36,6 +36,9 @@ type Database struct {
 	// Migrator returns a migrator over the database, closed when the test
 	// ends.
 	Migrator func(t *testing.T) *migrations.Migrator
+	// MarkDirty records in the database, as golang-migrate does, that its
+	// last migration failed halfway.
+	MarkDirty func(t *testing.T)
 }
 
 // SolverVersion is the solver version the suite plans boards with.
@@ -64,6 +67,7 @@ func Run(t *testing.T, b Backend) {
 		{"BoardWithoutChunks", testBoardWithoutChunks},
 		{"BadInput", testBadInput},
 		{"MigrationsUpDownUp", testMigrationsUpDownUp},
+		{"SchemaVersion", testSchemaVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +80,7 @@ func Run(t *testing.T, b Backend) {
 // bundle is what one test works with.
 type bundle struct {
 	ctx     context.Context
+	backend Backend
 	dialect migrations.Dialect
 	db      Database
 	store   store.Store
@@ -84,7 +89,7 @@ type bundle struct {
 func setup(t *testing.T, b Backend) *bundle {
 	t.Helper()
 	db := b.NewDatabase(t)
-	return &bundle{ctx: t.Context(), dialect: b.Dialect, db: db, store: db.Open(t, false)}
+	return &bundle{ctx: t.Context(), backend: b, dialect: b.Dialect, db: db, store: db.Open(t, false)}
 }
 
 // Load plans board n at the given chunk depth, writes every chunk computed
