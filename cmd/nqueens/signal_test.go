@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/internal/oeis"
-	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
@@ -26,29 +24,7 @@ func TestServeStopMidBoard(t *testing.T) {
 	env := []string{"DATABASE_URL=" + u, "NQUEENS_PRECOMPUTE=13"}
 	first := startServe(t, env, "--workers", "1")
 	st := openPostgres(t, u)
-	var stoppedAt store.Board
-	eventually(t, time.Minute, func() string {
-		b, err := st.Board(context.Background(), 13)
-		switch {
-		case err != nil:
-			return err.Error() // not asked for yet
-		case b.State == store.Done:
-			t.Fatalf("N=13 was done before serve could be stopped; stderr:\n%s", first.stderr.String())
-		case b.ChunksDone == 0:
-			return "no chunk of N=13 done"
-		}
-		stoppedAt = b
-		return ""
-	})
-	first.stop(t) // exit 0 within its shutdown time
-	after, err := st.Board(context.Background(), 13)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("SIGTERM at %d of %d chunks; %d done when serve had exited", stoppedAt.ChunksDone, stoppedAt.ChunksTotal, after.ChunksDone)
-	if after.State == store.Done {
-		t.Fatal("N=13 was done by the time serve exited: nothing left to resume")
-	}
+	interruptMidBoard(t, st, 13, first, "SIGTERM", func() { first.stop(t) }) // exit 0 within its shutdown time
 
 	second := startServe(t, env, "--workers", "1")
 	checkFinishedOnce(t, st, 13)

@@ -137,6 +137,36 @@ func checkFinishedOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
 	return checkChunksOnce(t, st, n)
 }
 
+// interruptMidBoard waits until process p has done some chunks of board n,
+// not all, then interrupts it, and checks that the board is still
+// unfinished afterwards: something is left for the next process to resume.
+func interruptMidBoard(t *testing.T, st *postgres.Store, n int, p *serving, how string, interrupt func()) {
+	t.Helper()
+	var at store.Board
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		b, err := st.Board(context.Background(), n) // an error: not asked for yet
+		if err == nil && b.State == store.Done {
+			t.Fatalf("N=%d was done before the %s; stderr:\n%s", n, how, p.stderr.String())
+		}
+		if err == nil && b.ChunksDone > 0 {
+			at = b
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no chunk of N=%d done after a minute (%v); stderr:\n%s", n, err, p.stderr.String())
+		}
+	}
+	interrupt()
+	after, err := st.Board(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s at %d of %d chunks; %d done after it", how, at.ChunksDone, at.ChunksTotal, after.ChunksDone)
+	if after.State == store.Done {
+		t.Fatalf("N=%d was done by the time of the %s: nothing left to resume", n, how)
+	}
+}
+
 // checkChunksOnce checks, in River's job table, that each chunk of board n
 // has exactly one job and that it completed, and that there is one per
 // chunk row, all of them done. It returns how many River clients (worker
@@ -189,38 +219,13 @@ func TestWorkerKilled(t *testing.T) {
 		t.Fatalf("precompute 13: exit %d, %s", r.code, r.stderr)
 	}
 	st := openPostgres(t, u)
-	ctx := context.Background()
 	first := startWorker(t, env, "--workers", "1")
-	var killedAt store.Board
-	for deadline := time.Now().Add(time.Minute); ; {
-		b, err := st.Board(ctx, 13)
-		if err != nil {
+	interruptMidBoard(t, st, 13, first, "kill", func() {
+		if err := first.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		if b.State == store.Done {
-			t.Fatalf("N=13 was done before the worker could be killed; stderr:\n%s", first.stderr.String())
-		}
-		if b.ChunksDone > 0 {
-			if err := first.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			first.cmd.Wait()
-			killedAt = b
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no chunk of N=13 done after a minute; stderr:\n%s", first.stderr.String())
-		}
-		time.Sleep(time.Millisecond)
-	}
-	after, err := st.Board(ctx, 13)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed the worker at %d of %d chunks; %d done when it was gone", killedAt.ChunksDone, killedAt.ChunksTotal, after.ChunksDone)
-	if after.State == store.Done {
-		t.Fatal("N=13 was done by the time the worker died: nothing left to recover")
-	}
+		first.cmd.Wait()
+	})
 
 	second := startWorker(t, env, "--workers", "1")
 	checkFinishedOnce(t, st, 13)
