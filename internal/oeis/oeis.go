@@ -4,15 +4,14 @@ package oeis
 
 import (
 	"bufio"
+	_ "embed"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// Row is one line of shared/reference/oeis.tsv.
+// Row is one line of the table: the counts of one N.
 type Row struct {
 	N             int
 	Total         uint64 // A000170
@@ -25,47 +24,17 @@ type Row struct {
 	OrbitOfSingle uint64 // 1 for N=1, whose only class has one member
 }
 
-// Path finds the reference table: $NQUEENS_REFERENCE, or
-// shared/reference/oeis.tsv in the working directory or any parent (the
-// checkout sits beside shared/).
-func Path() (string, error) {
-	if p := os.Getenv("NQUEENS_REFERENCE"); p != "" {
-		return p, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		for _, cand := range []string{
-			filepath.Join(dir, "shared", "reference", "oeis.tsv"),
-			filepath.Join(dir, "..", "shared", "reference", "oeis.tsv"),
-		} {
-			if _, err := os.Stat(cand); err == nil {
-				return cand, nil
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("oeis: shared/reference/oeis.tsv not found above the working directory; set NQUEENS_REFERENCE")
-		}
-		dir = parent
-	}
-}
+// table is the reference table, kept in the repository
+// (testdata/oeis.tsv, a copy of the published sequences; its README says
+// where the columns come from), so that a clone of the project alone tests.
+//
+//go:embed testdata/oeis.tsv
+var table string
 
-// Load reads the table, keyed by N.
+// Load parses the table, keyed by N.
 func Load() (map[int]Row, error) {
-	path, err := Path()
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	rows := map[int]Row{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(strings.NewReader(table))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -77,6 +46,7 @@ func Load() (map[int]Row, error) {
 		}
 		var v [5]uint64
 		for i, s := range fields {
+			var err error
 			if v[i], err = strconv.ParseUint(s, 10, 64); err != nil {
 				return nil, fmt.Errorf("oeis: %q: %w", line, err)
 			}
