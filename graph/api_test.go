@@ -374,7 +374,7 @@ func TestAbandonedSearchStops(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(c *server.Config) {
 		c.RequestTimeout = 200 * time.Millisecond
-		c.Graph.SolverConcurrency = 1
+		c.Graph.SolverSlots = 1
 	})
 	for i := range 3 {
 		start := time.Now()

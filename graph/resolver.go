@@ -43,9 +43,12 @@ type Options struct {
 	// RankWalkMaxN is the largest N whose ranks the solver finds by walking
 	// (default 14).
 	RankWalkMaxN int
-	// SolverConcurrency bounds the solver searches running at once
-	// (default GOMAXPROCS).
-	SolverConcurrency int
+	// SolverSlots bounds the solver searches running at once (default
+	// GOMAXPROCS); they are shared fairly between clients.
+	SolverSlots int
+	// SolverBudget is the solver time one operation may spend, all of its
+	// fields together (default 5s).
+	SolverBudget time.Duration
 	// PageCacheSize is how many pages (and as many ranks) are kept in
 	// memory; 0 turns the cache off. Pages never change once computed: the
 	// solver's are fixed, and the store's come from finished boards only.
@@ -79,6 +82,9 @@ func (o *Options) setDefaults() {
 	if o.PollInterval <= 0 {
 		o.PollInterval = time.Second
 	}
+	if o.SolverBudget <= 0 {
+		o.SolverBudget = 5 * time.Second
+	}
 	if o.CountTimeout <= 0 {
 		o.CountTimeout = time.Minute
 	}
@@ -86,6 +92,11 @@ func (o *Options) setDefaults() {
 		o.Logger = slog.Default()
 	}
 }
+
+// solverQuantum is how long a search keeps its solver slot while others
+// wait for one: about what one client's heavy request may delay
+// another's.
+const solverQuantum = 20 * time.Millisecond
 
 // Resolver is the root resolver: the dependencies and the caches that
 // every resolver shares.
@@ -135,7 +146,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	r := &Resolver{
 		opts:    opts,
 		boards:  opts.Boards,
-		solver:  NewSolverSource(opts.SolverConcurrency, opts.RankWalkMaxN),
+		solver:  NewSolverSource(opts.SolverSlots, solverQuantum, opts.SolverBudget, opts.RankWalkMaxN),
 		counted: map[int]solver.Counts{},
 	}
 	if r.boards == nil {
@@ -383,10 +394,11 @@ func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req
 			return p, nil
 		}
 	}
-	p, err := src.Page(ctx, req)
+	v, err := r.solver.operationOf(ctx).once(makePageKey(tag, req), func() (any, error) { return src.Page(ctx, req) })
 	if err != nil {
 		return nil, dependencyError(fmt.Sprintf("listing solutions of N=%d", req.N), err)
 	}
+	p := v.([]solver.Placement)
 	if r.pages != nil {
 		r.pages.Add(key, p)
 	}
@@ -412,14 +424,34 @@ func (r *Resolver) index(ctx context.Context, src SolutionSource, n int, kind Ki
 			return i, nil
 		}
 	}
-	i, err := src.Index(ctx, n, kind, p)
+	v, err := r.solver.operationOf(ctx).once(rankKey{n: n, kind: kind, placement: string(p.Bytes())}, func() (any, error) {
+		return src.Index(ctx, n, kind, p)
+	})
 	if err != nil {
 		return 0, dependencyError(fmt.Sprintf("ranking a solution of N=%d", n), err)
 	}
+	i := v.(uint64)
 	if r.ranks != nil {
 		r.ranks.Add(key, i)
 	}
 	return i, nil
+}
+
+// at returns the solution at 0-based index i of a board's listing kind,
+// once per operation.
+func (r *Resolver) at(ctx context.Context, st BoardStatus, kind Kind, i uint64) (solver.Placement, error) {
+	src, tag := r.source(st)
+	type atKey struct {
+		source Source
+		n      int
+		kind   Kind
+		i      uint64
+	}
+	v, err := r.solver.operationOf(ctx).once(atKey{tag, st.N, kind, i}, func() (any, error) { return src.At(ctx, st.N, kind, i) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(solver.Placement), nil
 }
 
 // rank resolves Solution.rank (KindAll) and Solution.uniqueRank

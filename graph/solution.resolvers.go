@@ -34,8 +34,7 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	if total != nil && uint64(rank) > *total {
 		return nil, newError(CodeNotFound, "N=%d has %d %s; rank is from 1 to %d, got %d", n, *total, what, *total, rank)
 	}
-	src, _ := r.source(st)
-	p, err := src.At(ctx, n, kind, uint64(rank)-1)
+	p, err := r.at(ctx, st, kind, uint64(rank)-1)
 	if errors.Is(err, ErrNotFound) {
 		return nil, newError(CodeNotFound, "N=%d has fewer than %d %s", n, rank, what)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"time"
 
 	"github.com/nqueens/nqueens/solver"
 )
@@ -14,39 +15,110 @@ import (
 // the solver's ordered enumeration, so its pages and cursors are those of
 // the store.
 //
-// Every search runs in the caller's goroutine and stops when the caller's
-// context ends (solver.Page checks it every few thousand nodes; the rank
-// walks between solutions), answering TIMEOUT past the request's time
-// budget. Nothing outlives its request, so a flood of expensive searches
-// (unique pages of a large N, which can take hours) costs at most their
-// time budgets. At most Concurrency searches run at once; a request that
-// cannot get a slot within its budget gets TIMEOUT too.
+// Every search runs in the caller's goroutine on one of the solver's
+// slots (solverShare: one per core, shared fairly between clients), and
+// stops when the caller's context ends or its operation's solver budget
+// is spent (solver.Page calls a checkpoint every few thousand nodes; the
+// rank walks between solutions), answering TIMEOUT. Nothing outlives its
+// request, so a flood of expensive searches (unique pages of a large N,
+// which can take hours) costs at most their budgets, and one client's
+// searches delay another's by about a quantum.
 type SolverSource struct {
 	// RankWalkMaxN is the largest N whose ranks (At, Index) are found by
 	// walking the listing from its start: N=14 walks its 365,596 solutions
 	// in about 0.25 s on one core; N=15's 2,279,184 take 1.6 s.
 	RankWalkMaxN int
+	// Budget is the solver time an operation may spend, all its fields
+	// together.
+	Budget time.Duration
 
-	sem chan struct{}
+	share *solverShare
 }
 
-// NewSolverSource returns a solver source running at most concurrency
-// searches at once (0: GOMAXPROCS) and walking ranks up to rankWalkMaxN.
-func NewSolverSource(concurrency, rankWalkMaxN int) *SolverSource {
-	if concurrency <= 0 {
-		concurrency = runtime.GOMAXPROCS(0)
+// NewSolverSource returns a solver source running at most slots searches
+// at once (0: GOMAXPROCS), handing a slot to a waiting client after a
+// search has held it for quantum, giving each operation budget of solver
+// time, and walking ranks up to rankWalkMaxN.
+func NewSolverSource(slots int, quantum, budget time.Duration, rankWalkMaxN int) *SolverSource {
+	if slots <= 0 {
+		slots = runtime.GOMAXPROCS(0)
 	}
-	return &SolverSource{RankWalkMaxN: rankWalkMaxN, sem: make(chan struct{}, concurrency)}
+	return &SolverSource{RankWalkMaxN: rankWalkMaxN, Budget: budget, share: newSolverShare(slots, quantum)}
 }
 
-// acquire takes a search slot, or gives up when ctx ends first.
-func (s *SolverSource) acquire(ctx context.Context, what string) (release func(), err error) {
+// errBudget is wrapped by the error of a search stopped by its
+// operation's budget.
+var errBudget = errors.New("solver budget spent")
+
+// search runs fn on a solver slot for ctx's operation. fn calls
+// checkpoint between steps of its search: it returns an error when the
+// search must stop (ctx ended, the budget is spent), and may hand the
+// slot to a waiting client and wait for the next turn.
+func (s *SolverSource) search(ctx context.Context, what string, fn func(checkpoint func() error) error) error {
+	op := s.operationOf(ctx)
+	// An operation's fields search one at a time: its budget is then the
+	// time it holds a slot, and it holds one slot at most.
 	select {
-	case s.sem <- struct{}{}:
-		return func() { <-s.sem }, nil
+	case <-op.turn:
+		defer func() { op.turn <- struct{}{} }()
 	case <-ctx.Done():
-		return nil, timeoutError(ctx, what+": every solver slot stayed busy")
+		return waitError(ctx, what, "the request's other fields held the solver until then")
 	}
+	if op.remaining() <= 0 {
+		return budgetError(what, op.budget)
+	}
+	if err := s.share.acquire(ctx, op.client); err != nil {
+		return waitError(ctx, what, "every solver slot stayed busy with other requests")
+	}
+	holding, since := true, time.Now()
+	defer func() {
+		if holding {
+			op.spend(time.Since(since))
+			s.share.release()
+		}
+	}()
+	checkpoint := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		held := time.Since(since)
+		if held >= op.remaining() {
+			return errBudget
+		}
+		if held < s.share.quantum || !s.share.contended() {
+			return nil
+		}
+		op.spend(held)
+		s.share.release()
+		holding = false
+		if err := s.share.acquire(ctx, op.client); err != nil {
+			return err
+		}
+		holding, since = true, time.Now()
+		return nil
+	}
+	err := fn(checkpoint)
+	switch {
+	case errors.Is(err, errBudget):
+		return budgetError(what, op.budget)
+	case err != nil:
+		return searchError(ctx, what, err)
+	}
+	return nil
+}
+
+func budgetError(what string, budget time.Duration) error {
+	return &Error{Code: CodeTimeout, Err: errBudget, Message: fmt.Sprintf("%s stopped: the request used up its solver time of %s, shared by all of its fields; "+
+		"ask for fewer or smaller pages, or precompute the board to page it from the store", what, budget)}
+}
+
+// operationOf returns ctx's operation; a context without one (a source
+// used outside a GraphQL operation) gets one of its own.
+func (s *SolverSource) operationOf(ctx context.Context) *operation {
+	if op, ok := ctx.Value(operationKey{}).(*operation); ok {
+		return op
+	}
+	return newOperation(clientOf(ctx), s.Budget)
 }
 
 // searchError turns the error of a search stopped by its context into
@@ -56,6 +128,16 @@ func searchError(ctx context.Context, what string, err error) error {
 		return timeoutError(ctx, what)
 	}
 	return err
+}
+
+// waitError is the error of a search that never started: why says what
+// held it up.
+func waitError(ctx context.Context, what, why string) error {
+	if ctx.Err() == context.Canceled {
+		return ctx.Err()
+	}
+	return &Error{Code: CodeTimeout, Err: ctx.Err(),
+		Message: what + " did not start within the request's time budget: " + why + "; try again, or precompute the board to page it from the store"}
 }
 
 func timeoutError(ctx context.Context, what string) error {
@@ -74,20 +156,18 @@ func (s *SolverSource) Page(ctx context.Context, req PageRequest) ([]solver.Plac
 		return nil, nil
 	}
 	what := fmt.Sprintf("listing solutions of N=%d with the solver", req.N)
-	release, err := s.acquire(ctx, what)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	q := solver.PageQuery{N: req.N, Cursor: req.After, Stop: req.Before, Limit: req.Limit, Unique: req.Kind == KindUnique}
 	if req.Backward {
 		q.Cursor, q.Stop, q.Backward = req.Before, req.After, true
 	}
-	page, err := solver.Page(ctx, q)
-	if err != nil {
-		return nil, searchError(ctx, what, err)
-	}
-	return page, nil
+	var page []solver.Placement
+	err := s.search(ctx, what, func(checkpoint func() error) error {
+		q.Checkpoint = checkpoint
+		var err error
+		page, err = solver.Page(ctx, q)
+		return err
+	})
+	return page, err
 }
 
 // errNoWalk is wrapped by At and Index for a board too large to walk.
@@ -108,33 +188,32 @@ func (s *SolverSource) walkable(n int) error {
 const walkCheckEvery = 1024
 
 // walk calls visit with each item of listing kind of N, in order, until
-// visit returns false, holding a search slot and stopping with TIMEOUT
-// when ctx ends.
+// visit returns false, on a solver slot, stopping with TIMEOUT when ctx
+// ends or the operation's budget is spent.
 func (s *SolverSource) walk(ctx context.Context, what string, n int, kind Kind, visit func(p solver.Placement) bool) error {
 	if err := s.walkable(n); err != nil {
 		return err
 	}
-	release, err := s.acquire(ctx, what)
-	if err != nil {
-		return err
-	}
-	defer release()
-	var seq iter.Seq[solver.Placement]
-	if kind == KindUnique {
-		seq = solver.AllUnique(n)
-	} else {
-		seq = solver.All(n)
-	}
-	k := 0
-	for p := range seq {
-		if k++; k%walkCheckEvery == 0 && ctx.Err() != nil {
-			return searchError(ctx, what, ctx.Err())
+	return s.search(ctx, what, func(checkpoint func() error) error {
+		var seq iter.Seq[solver.Placement]
+		if kind == KindUnique {
+			seq = solver.AllUnique(n)
+		} else {
+			seq = solver.All(n)
 		}
-		if !visit(p) {
-			break
+		k := 0
+		for p := range seq {
+			if k++; k%walkCheckEvery == 0 {
+				if err := checkpoint(); err != nil {
+					return err
+				}
+			}
+			if !visit(p) {
+				break
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // At implements SolutionSource by walking the listing to index i.

@@ -115,29 +115,6 @@ func FuzzDecodeCursor(f *testing.F) {
 	})
 }
 
-func TestDepthLimit(t *testing.T) {
-	t.Parallel()
-	// Fragments spread twice at every level: measured once each.
-	var q strings.Builder
-	q.WriteString("query { solutionAt(n: 8, rank: 1) { ...F0 ...F0 } }\n")
-	for i := 0; i < 30; i++ {
-		fmt.Fprintf(&q, "fragment F%d on Solution { canonical { ...F%d ...F%d } }\n", i, i+1, i+1)
-	}
-	q.WriteString("fragment F30 on Solution { n }\n")
-	doc, err := parseQuery(q.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := depthMeasure{frags: doc.Fragments, memo: map[string]int{}}
-	start := time.Now()
-	if d := m.depth(doc.Operations[0].SelectionSet); d != 32 {
-		t.Fatalf("depth %d, want 32", d)
-	}
-	if time.Since(start) > time.Second {
-		t.Fatal("fragment spreads measured more than once")
-	}
-}
-
 func parseQuery(q string) (*ast.QueryDocument, error) {
 	return parser.ParseQuery(&ast.Source{Input: q})
 }

@@ -24,6 +24,16 @@ const CodeRateLimited graph.Code = "RATE_LIMITED"
 // burst when it comes back. A token bucket is about 100 bytes.
 const rateLimitClients = 10000
 
+// clientAddress names the client of a request, for the rate limit and the
+// solver's fair share: the remote IP address of its connection.
+func clientAddress(r *http.Request) string {
+	client, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return client
+}
+
 // rateLimiter is a token bucket per client, the client being the remote
 // IP address of the connection.
 type rateLimiter struct {
@@ -45,10 +55,7 @@ func newRateLimiter(perSecond float64, burst int) *rateLimiter {
 // allow takes a token from the client's bucket; without one it returns
 // how long until the next.
 func (l *rateLimiter) allow(r *http.Request) (ok bool, retryAfter time.Duration) {
-	client, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		client = r.RemoteAddr
-	}
+	client := clientAddress(r)
 	l.mu.Lock()
 	lim, found := l.clients.Get(client)
 	if !found {

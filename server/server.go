@@ -25,7 +25,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/coder/websocket"
@@ -47,18 +46,38 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxBodyBytes bounds a POST body (default 1 MiB); larger is 413.
 	MaxBodyBytes int64
+	// ReadHeaderTimeout bounds the reading of a request's headers
+	// (default 5s), ReadTimeout that of the whole request, body included
+	// (default 10s): a client that stalls is disconnected. WriteTimeout
+	// bounds the writing of the answer from the end of the headers
+	// (default RequestTimeout + 10s); IdleTimeout how long a keep-alive
+	// connection may wait for its next request (default 60s).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's headers (default 32 KiB; larger is
+	// 431).
+	MaxHeaderBytes int
+	// MaxConnections bounds the connections open at once, websockets
+	// included (default 2048); past it new ones wait to be accepted.
+	MaxConnections int
 	// ComplexityLimit bounds an operation's complexity: each field costs
 	// 1, a page multiplies its items' cost by first/last (default 20000:
 	// a page of 1000 solutions with a dozen fields each).
 	ComplexityLimit int
 	// DepthLimit bounds how deep fields nest (default 10).
 	DepthLimit int
+	// MaxTokens bounds a document's tokens (default 10000; GraphiQL's
+	// introspection query has about 400).
+	MaxTokens int
+	// MaxFields bounds a document's fields once its fragments are spread
+	// in place (default 2000; the introspection query has about 450).
+	MaxFields int
 	// CORSOrigins are the origins browsers may call the API from
 	// ("https://example.com", "*" for any); none: same origin only.
 	CORSOrigins []string
-	// QueryCacheSize is how many parsed documents are kept (default 1000);
-	// APQCacheSize how many persisted queries (default 1000).
-	QueryCacheSize, APQCacheSize int
+	// QueryCacheBytes bounds the memory of the parsed documents kept
+	// (default 24 MiB), APQCacheBytes that of the persisted queries
+	// (default 8 MiB). Only documents that passed every check are kept.
+	QueryCacheBytes, APQCacheBytes int64
 	// CacheMaxAge is the max-age of GET answers that cannot change
 	// (default 24h).
 	CacheMaxAge time.Duration
@@ -83,17 +102,41 @@ func (c *Config) setDefaults() {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20
 	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = 5 * time.Second
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = 10 * time.Second
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = c.RequestTimeout + 10*time.Second
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = time.Minute
+	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = 32 << 10
+	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = 2048
+	}
 	if c.ComplexityLimit <= 0 {
 		c.ComplexityLimit = 20000
 	}
 	if c.DepthLimit <= 0 {
 		c.DepthLimit = 10
 	}
-	if c.QueryCacheSize <= 0 {
-		c.QueryCacheSize = 1000
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = 10000
 	}
-	if c.APQCacheSize <= 0 {
-		c.APQCacheSize = 1000
+	if c.MaxFields <= 0 {
+		c.MaxFields = 2000
+	}
+	if c.QueryCacheBytes <= 0 {
+		c.QueryCacheBytes = 24 << 20
+	}
+	if c.APQCacheBytes <= 0 {
+		c.APQCacheBytes = 8 << 20
 	}
 	if c.CacheMaxAge <= 0 {
 		c.CacheMaxAge = 24 * time.Hour
@@ -206,16 +249,35 @@ func (s *Server) newGraphQL() *handler.Server {
 	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
 	srv.AddTransport(postTransport{}) // transport.POST, cheaper (transport.go)
 
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](cfg.QueryCacheSize))
+	// A document is priced before it is parsed for good and validated
+	// (graph.DocumentLimits), its operation before it runs
+	// (graph.ComplexityLimit); only what passed both is cached, as parsed
+	// document and as persisted query.
+	docs := newByteCache(cfg.QueryCacheBytes, documentCost)
+	persisted := persistedQueries{cache: newByteCache(cfg.APQCacheBytes, persistedQueryCost)}
+	srv.SetQueryCache(docs)
+	srv.SetParserTokenLimit(cfg.MaxTokens)
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](cfg.APQCacheSize)})
-	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
-	srv.Use(graph.DepthLimit{Max: cfg.DepthLimit})
+	srv.Use(persisted.lookup())
+	srv.Use(graph.DocumentLimits{
+		MaxTokens: cfg.MaxTokens,
+		MaxFields: cfg.MaxFields,
+		MaxDepth:  cfg.DepthLimit,
+		Known: func(ctx context.Context, query string) bool {
+			_, ok := docs.Get(ctx, query)
+			return ok
+		},
+	})
+	srv.Use(&graph.ComplexityLimit{Limit: cfg.ComplexityLimit})
+	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
 
-	// Queries and mutations sent over a websocket get the same time budget
-	// as HTTP requests (which have it from serveGraphQL already).
+	// Each operation shares its solver budget between its fields (and
+	// computes identical ones once). Queries and mutations sent over a
+	// websocket get the same time budget as HTTP requests (which have it
+	// from serveGraphQL already).
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		ctx = s.resolver.WithOperation(ctx)
 		op := graphql.GetOperationContext(ctx).Operation
 		if _, ok := ctx.Deadline(); ok || op == nil || op.Operation == ast.Subscription {
 			return next(ctx)
@@ -257,6 +319,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ctx := graph.WithBearerToken(r.Context(), bearer(r.Header.Get("Authorization")))
+	ctx = graph.WithClient(ctx, clientAddress(r))
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		// Subscriptions live as long as the connection or until Close;
 		// the writer must stay hijackable.

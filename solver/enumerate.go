@@ -81,6 +81,11 @@ type PageQuery struct {
 	// Stop, when set, is the other end of a Relay window (after AND
 	// before): the page holds only placements strictly short of it.
 	Stop Placement
+	// Checkpoint, when set, is called every few thousand nodes of the
+	// search, in its goroutine; an error stops the search, and Page
+	// returns it. A server shares its cores through it: a checkpoint may
+	// wait for its turn. Page checks ctx besides.
+	Checkpoint func() error
 }
 
 // Page returns the page q asks for, in ascending order. Far into a large
@@ -94,7 +99,14 @@ func Page(ctx context.Context, q PageQuery) ([]Placement, error) {
 	if q.Limit <= 0 {
 		return out, nil
 	}
-	w := walk{n: q.N, bound: q.Cursor, bounded: len(q.Cursor) > 0, desc: q.Backward, unique: q.Unique, ctx: ctx}
+	w := walk{n: q.N, bound: q.Cursor, bounded: len(q.Cursor) > 0, desc: q.Backward, unique: q.Unique}
+	var stopped error
+	w.check = func() bool {
+		if stopped = ctx.Err(); stopped == nil && q.Checkpoint != nil {
+			stopped = q.Checkpoint()
+		}
+		return stopped == nil
+	}
 	for p := range walkSeq(w) {
 		if len(q.Stop) > 0 && (q.Backward && p.Compare(q.Stop) <= 0 || !q.Backward && p.Compare(q.Stop) >= 0) {
 			break
@@ -104,10 +116,8 @@ func Page(ctx context.Context, q PageQuery) ([]Placement, error) {
 			break
 		}
 	}
-	if len(out) < q.Limit {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	if len(out) < q.Limit && stopped != nil {
+		return nil, stopped
 	}
 	if q.Backward {
 		slices.Reverse(out)
@@ -126,7 +136,7 @@ type walk struct {
 	desc    bool
 	unique  bool // only canonical solutions
 
-	ctx     context.Context // checked every few thousand nodes; nil: never
+	check   func() bool // called every few thousand nodes, false stops the walk; nil: never
 	mask    uint32
 	p       Placement
 	yield   func(Placement) bool
@@ -150,7 +160,7 @@ func walkSeq(w walk) iter.Seq[Placement] {
 // row tries every allowed column of row r. tight means the rows above equal
 // the bound's, so this row may not go past the bound's column.
 func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
-	if w.nodes++; w.nodes&(1<<14-1) == 1 && w.ctx != nil && w.ctx.Err() != nil {
+	if w.nodes++; w.nodes&(1<<14-1) == 1 && w.check != nil && !w.check() {
 		w.stopped = true
 		return
 	}

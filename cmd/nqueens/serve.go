@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -43,6 +43,18 @@ var serveEnv = []envFlag{
 	{"max-body-bytes", "NQUEENS_MAX_BODY_BYTES"},
 	{"complexity-limit", "NQUEENS_COMPLEXITY_LIMIT"},
 	{"depth-limit", "NQUEENS_DEPTH_LIMIT"},
+	{"solver-budget", "NQUEENS_SOLVER_BUDGET"},
+	{"solver-slots", "NQUEENS_SOLVER_SLOTS"},
+	{"max-tokens", "NQUEENS_MAX_TOKENS"},
+	{"max-fields", "NQUEENS_MAX_FIELDS"},
+	{"query-cache-bytes", "NQUEENS_QUERY_CACHE_BYTES"},
+	{"apq-cache-bytes", "NQUEENS_APQ_CACHE_BYTES"},
+	{"read-header-timeout", "NQUEENS_READ_HEADER_TIMEOUT"},
+	{"read-timeout", "NQUEENS_READ_TIMEOUT"},
+	{"write-timeout", "NQUEENS_WRITE_TIMEOUT"},
+	{"idle-timeout", "NQUEENS_IDLE_TIMEOUT"},
+	{"max-header-bytes", "NQUEENS_MAX_HEADER_BYTES"},
+	{"max-connections", "NQUEENS_MAX_CONNECTIONS"},
 	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT"},
 	{"migrate", "NQUEENS_MIGRATE"},
 }
@@ -67,6 +79,18 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	maxBody := fs.Int64("max-body-bytes", 1<<20, "largest request body ($NQUEENS_MAX_BODY_BYTES)")
 	complexity := fs.Int("complexity-limit", 20000, "largest query complexity: a page's items count first/last times ($NQUEENS_COMPLEXITY_LIMIT)")
 	depth := fs.Int("depth-limit", 10, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
+	solverBudget := fs.Duration("solver-budget", 5*time.Second, "solver time one request may spend, all of its fields together ($NQUEENS_SOLVER_BUDGET)")
+	solverSlots := fs.Int("solver-slots", runtime.GOMAXPROCS(0), "solver searches running at once for requests, shared fairly between clients; default: one per core ($NQUEENS_SOLVER_SLOTS)")
+	maxTokens := fs.Int("max-tokens", 10000, "most tokens (names, punctuation, values) in a GraphQL document ($NQUEENS_MAX_TOKENS)")
+	maxFields := fs.Int("max-fields", 2000, "most fields in a document once its fragments are spread in place ($NQUEENS_MAX_FIELDS)")
+	queryCache := fs.Int64("query-cache-bytes", 24<<20, "memory for parsed documents kept, in bytes ($NQUEENS_QUERY_CACHE_BYTES)")
+	apqCache := fs.Int64("apq-cache-bytes", 8<<20, "memory for persisted queries kept, in bytes ($NQUEENS_APQ_CACHE_BYTES)")
+	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "time a client has to send a request's headers ($NQUEENS_READ_HEADER_TIMEOUT)")
+	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time a client has to send a whole request, body included ($NQUEENS_READ_TIMEOUT)")
+	writeTimeout := fs.Duration("write-timeout", 0, "time to answer a request, from the end of its headers, above --request-timeout; websockets are not cut; default: --request-timeout plus 10s ($NQUEENS_WRITE_TIMEOUT)")
+	idleTimeout := fs.Duration("idle-timeout", time.Minute, "time a keep-alive connection may wait for its next request ($NQUEENS_IDLE_TIMEOUT)")
+	maxHeader := fs.Int("max-header-bytes", 32<<10, "largest request headers, in bytes ($NQUEENS_MAX_HEADER_BYTES)")
+	maxConns := fs.Int("max-connections", 2048, "connections open at once, websockets included; past it new ones wait to be accepted ($NQUEENS_MAX_CONNECTIONS)")
 	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
 	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is ($NQUEENS_MIGRATE)")
 	adminToken := fs.String("admin-token", "", "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
@@ -99,6 +123,13 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		{"max-body-bytes", *maxBody, 1024},
 		{"complexity-limit", int64(*complexity), 1},
 		{"depth-limit", int64(*depth), 1},
+		{"solver-slots", int64(*solverSlots), 1},
+		{"max-tokens", int64(*maxTokens), 100},
+		{"max-fields", int64(*maxFields), 10},
+		{"query-cache-bytes", *queryCache, 1 << 20},
+		{"apq-cache-bytes", *apqCache, 1 << 20},
+		{"max-header-bytes", int64(*maxHeader), 4096},
+		{"max-connections", int64(*maxConns), 16},
 		{"rate-burst", int64(*rateBurst), 1},
 	} {
 		if c.v < c.min {
@@ -110,6 +141,26 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *timeout <= 0 {
 		return usagef("%s must be positive, got %s", setting("request-timeout"), *timeout)
+	}
+	if !isSet(fs, "write-timeout") {
+		*writeTimeout = *timeout + 10*time.Second
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"read-header-timeout", *readHeaderTimeout},
+		{"read-timeout", *readTimeout},
+		{"write-timeout", *writeTimeout},
+		{"idle-timeout", *idleTimeout},
+		{"solver-budget", *solverBudget},
+	} {
+		if d.v <= 0 {
+			return usagef("%s must be positive, got %s", setting(d.name), d.v)
+		}
+	}
+	if *writeTimeout <= *timeout {
+		return usagef("%s (%s) must be longer than %s (%s), or answers would be cut before their time budget ends", setting("write-timeout"), *writeTimeout, setting("request-timeout"), *timeout)
 	}
 	if *shutdown < 0 {
 		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), *shutdown)
@@ -163,18 +214,30 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 			MaxPageSize:   *maxPage,
 			CountMaxN:     *countMaxN,
 			PageCacheSize: *pageCache,
+			SolverBudget:  *solverBudget,
+			SolverSlots:   *solverSlots,
 			OnCacheLookup: m.CacheLookup,
 			Logger:        logger,
 		},
-		RequestTimeout:  *timeout,
-		MaxBodyBytes:    *maxBody,
-		ComplexityLimit: *complexity,
-		DepthLimit:      *depth,
-		CORSOrigins:     origins,
-		RateLimit:       *rateLimit,
-		RateBurst:       *rateBurst,
-		OnOperation:     m.Operation,
-		Logger:          logger,
+		RequestTimeout:    *timeout,
+		MaxBodyBytes:      *maxBody,
+		ComplexityLimit:   *complexity,
+		DepthLimit:        *depth,
+		MaxTokens:         *maxTokens,
+		MaxFields:         *maxFields,
+		QueryCacheBytes:   *queryCache,
+		APQCacheBytes:     *apqCache,
+		ReadHeaderTimeout: *readHeaderTimeout,
+		ReadTimeout:       *readTimeout,
+		WriteTimeout:      *writeTimeout,
+		IdleTimeout:       *idleTimeout,
+		MaxHeaderBytes:    *maxHeader,
+		MaxConnections:    *maxConns,
+		CORSOrigins:       origins,
+		RateLimit:         *rateLimit,
+		RateBurst:         *rateBurst,
+		OnOperation:       m.Operation,
+		Logger:            logger,
 	}
 	if cfg.Graph.CountMaxN == 0 {
 		cfg.Graph.CountMaxN = -1 // 0 on the command line: never count on the spot
@@ -195,11 +258,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	srv.Handle("GET /metrics", m.Handler())
 	srv.Handle("/", web.Handler()) // the board viewer
 
-	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	hs := srv.HTTPServer()
 	fmt.Fprintf(stdout, "nqueens: serving GraphQL on http://%s/graphql (playground: /playground)\n", ln.Addr())
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
@@ -208,7 +267,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		"page_cache", *pageCache, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil)
 
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	if err := up.Run(ctx); err != nil {
 		return err // a bad URL, a failing migration: not worth waiting for
 	}

@@ -50,6 +50,14 @@ func setFromEnv(fs *flag.FlagSet) error {
 	return nil
 }
 
+// isSet reports whether the flag name was given, on the command line or
+// by its environment twin.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // setting names a flag and its environment twin, for messages about bad
 // values: "--max-page-size (NQUEENS_MAX_PAGE_SIZE)".
 func setting(name string) string {

@@ -63,7 +63,11 @@ func Setup(t testing.TB, cfg server.Config) *Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
+	// The server's own http.Server, timeouts and all, on a loopback port.
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config = srv.HTTPServer()
+	ts.Listener = srv.Listener(ts.Listener)
+	ts.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		ts.Close()
