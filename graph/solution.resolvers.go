@@ -31,7 +31,10 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	if err != nil {
 		return nil, err
 	}
-	if total != nil && uint64(rank) > *total {
+	switch {
+	case total != nil && *total == 0:
+		return nil, newError(CodeNotFound, "N=%d has no %s (N=2 and N=3 are the only boards without one)", n, what)
+	case total != nil && uint64(rank) > *total:
 		return nil, newError(CodeNotFound, "N=%d has %s; rank is from 1 to %d, got %d", n, pluralOf(*total, what, whats), *total, rank)
 	}
 	src, _ := r.source(st)

@@ -59,7 +59,11 @@ func decodeQueryString(rawQuery string) (*graphql.RawParams, *gqlerror.Error) {
 		case "variables", "extensions":
 			var m map[string]any
 			if err := decodeJSON([]byte(v[0]), &m); err != nil {
-				return nil, jsonError("the parameter "+name, `a JSON object, e.g. {"n": 8}`, err)
+				shape := "a JSON object"
+				if name == "variables" {
+					shape = `a JSON object of variable values, e.g. {"n": 8}`
+				}
+				return nil, jsonError("the parameter "+name, shape, err)
 			}
 			if name == "variables" {
 				normalizeNumbers(m)
@@ -116,7 +120,7 @@ func jsonError(what, shape string, err error) *gqlerror.Error {
 			return requestError(fmt.Sprintf("%q must be %s, not %s", typ.Field, allowed, got))
 		}
 		msg := fmt.Sprintf("%s must be %s, not %s", what, shape, got)
-		if got == "a list" {
+		if got == "a list" && shape == postShape {
 			msg += " (batches are not supported: send each request on its own)"
 		}
 		return requestError(msg)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -34,13 +35,13 @@ func checkParams(params *graphql.RawParams, where string) *gqlerror.Error {
 	if !hasPQ || pq == nil {
 		return nil
 	}
-	const shape = `extensions.persistedQuery must be {"version": 1, "sha256Hash": "…"}, the hash being the SHA-256 of the query in 64 hexadecimal digits`
+	const shape = `extensions.persistedQuery must be {"version": 1, "sha256Hash": "…"}, the hash being the SHA-256 of the query in 64 lower-case hexadecimal digits`
 	m, ok := pq.(map[string]any)
 	if !ok {
 		return requestError(shape)
 	}
 	if v, _ := m["version"].(json.Number); v != "1" {
-		return requestError("extensions.persistedQuery.version must be 1, the one version this server knows; " + shape)
+		return requestError(`extensions.persistedQuery.version must be 1, the one version this server knows: {"version": 1, "sha256Hash": "…"}`)
 	}
 	hash, _ := m["sha256Hash"].(string)
 	if _, err := hex.DecodeString(hash); err != nil || len(hash) != 2*sha256.Size || strings.ToLower(hash) != hash {
@@ -115,6 +116,69 @@ func operationNotFound(ops ast.OperationList, name string) string {
 	return fmt.Sprintf("operationName %s is not an operation of the document; %s", quoteShort(name), has)
 }
 
+// checkIntRange refuses a variable that holds an Int outside Int's 32
+// bits, which gqlparser lets through up to 64 bits; GraphQL makes it a
+// request error, like any value that does not fit its type.
+func checkIntRange(schema *ast.Schema, op *ast.OperationDefinition, vars map[string]any) *gqlerror.Error {
+	for _, def := range op.VariableDefinitions {
+		val, ok := vars[def.Variable]
+		if !ok {
+			continue
+		}
+		if path := outsideInt(schema, def.Type, val, ast.Path{ast.PathName("variable"), ast.PathName(def.Variable)}); path != nil {
+			err := gqlerror.ErrorPathf(path, "%s", explainVariable(schema, op, vars, path[1:]))
+			errcode.Set(err, errcode.ValidationFailed)
+			return err
+		}
+	}
+	return nil
+}
+
+// outsideInt returns the path of the first Int in val, of type typ, that
+// is outside Int's 32 bits; nil when there is none.
+func outsideInt(schema *ast.Schema, typ *ast.Type, val any, path ast.Path) ast.Path {
+	if typ.Elem != nil {
+		list, ok := val.([]any)
+		if !ok {
+			return outsideInt(schema, typ.Elem, val, append(path, ast.PathIndex(0)))
+		}
+		for i, v := range list {
+			if p := outsideInt(schema, typ.Elem, v, append(path, ast.PathIndex(i))); p != nil {
+				return p
+			}
+		}
+		return nil
+	}
+	if typ.NamedType == "Int" {
+		var s string
+		switch v := val.(type) {
+		case json.Number:
+			s = string(v)
+		case string:
+			s = v
+		default:
+			return nil
+		}
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil && (i < math.MinInt32 || i > math.MaxInt32) {
+			return path
+		}
+		return nil
+	}
+	def := schema.Types[typ.NamedType]
+	obj, ok := val.(map[string]any)
+	if def == nil || def.Kind != ast.InputObject || !ok {
+		return nil
+	}
+	for _, f := range def.Fields {
+		if v, ok := obj[f.Name]; ok {
+			if p := outsideInt(schema, f.Type, v, append(path, ast.PathName(f.Name))); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
 // explainVariable says what is wrong with the value at path (the
 // variable's name, then list indexes and input fields) and what its type
 // allows; "" when the path does not lead anywhere known.
@@ -167,21 +231,30 @@ func explainVariable(schema *ast.Schema, op *ast.OperationDefinition, vars map[s
 	case val == nil:
 		return fmt.Sprintf("variable %s (%s) cannot be null; %s", where, typ, allowed)
 	case typ.Elem == nil && typ.Name() == "Int" && isWholeNumber(val):
+		if s, ok := val.(string); ok {
+			val = json.Number(s) // an Int written as a string, which gqlparser takes
+		}
 		return fmt.Sprintf("variable %s: %s is outside Int's range; %s", where, shortValue(val), allowed)
 	}
 	return fmt.Sprintf("variable %s: %s is not allowed; %s", where, shortValue(val), allowed)
 }
 
-// isWholeNumber reports whether v is a JSON number without a fraction.
+// isWholeNumber reports whether v is a JSON number without a fraction,
+// or a string of one.
 func isWholeNumber(v any) bool {
-	n, ok := v.(json.Number)
-	if !ok {
+	var n string
+	switch v := v.(type) {
+	case json.Number:
+		n = string(v)
+	case string:
+		n = v
+	default:
 		return false
 	}
-	if !strings.ContainsAny(string(n), ".eE") {
+	if _, err := strconv.ParseInt(n, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		return true
 	}
-	f, err := strconv.ParseFloat(string(n), 64)
+	f, err := strconv.ParseFloat(n, 64)
 	return f == math.Trunc(f) && (err == nil || math.IsInf(f, 0)) // too large for a float64 is whole too
 }
 

@@ -123,10 +123,15 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 	params.Headers = r.Header
 	rc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
+		errs = explain(schema, params, rc, errs)
+	} else if gerr := checkIntRange(schema, rc.Operation, params.Variables); gerr != nil {
+		errs = gqlerror.List{gerr}
+	}
+	if errs != nil {
 		media := mediaType(r.Header.Get("Accept"))
 		setContentType(w, media)
 		w.WriteHeader(operationErrorStatus(errs, media))
-		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), explain(schema, params, rc, errs)))
+		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
 		return
 	}
 	if r.Method == http.MethodGet && rc.Operation.Operation != ast.Query {
