@@ -162,7 +162,9 @@ func normalizeNumbers(v any) {
 	case map[string]any:
 		for k, e := range v {
 			if n, ok := e.(json.Number); ok {
-				v[k] = normalizeNumber(n)
+				if whole, ok := normalizeNumber(n); ok {
+					v[k] = whole
+				}
 			} else {
 				normalizeNumbers(e)
 			}
@@ -170,7 +172,9 @@ func normalizeNumbers(v any) {
 	case []any:
 		for i, e := range v {
 			if n, ok := e.(json.Number); ok {
-				v[i] = normalizeNumber(n)
+				if whole, ok := normalizeNumber(n); ok {
+					v[i] = whole
+				}
 			} else {
 				normalizeNumbers(e)
 			}
@@ -178,13 +182,15 @@ func normalizeNumbers(v any) {
 	}
 }
 
-func normalizeNumber(n json.Number) json.Number {
+// normalizeNumber returns n as a plain integer, and whether that differs
+// from n: only then is the value stored again (which allocates).
+func normalizeNumber(n json.Number) (json.Number, bool) {
 	if !strings.ContainsAny(string(n), ".eE") {
-		return n
+		return n, false
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return n
+		return n, false
 	}
-	return json.Number(strconv.FormatInt(int64(f), 10))
+	return json.Number(strconv.FormatInt(int64(f), 10)), true
 }

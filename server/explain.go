@@ -125,7 +125,8 @@ func checkIntRange(schema *ast.Schema, op *ast.OperationDefinition, vars map[str
 		if !ok {
 			continue
 		}
-		if path := outsideInt(schema, def.Type, val, ast.Path{ast.PathName("variable"), ast.PathName(def.Variable)}); path != nil {
+		if below, found := outsideInt(schema, def.Type, val); found {
+			path := append(ast.Path{ast.PathName("variable"), ast.PathName(def.Variable)}, below...)
 			err := gqlerror.ErrorPathf(path, "%s", explainVariable(schema, op, vars, path[1:]))
 			errcode.Set(err, errcode.ValidationFailed)
 			return err
@@ -134,20 +135,21 @@ func checkIntRange(schema *ast.Schema, op *ast.OperationDefinition, vars map[str
 	return nil
 }
 
-// outsideInt returns the path of the first Int in val, of type typ, that
-// is outside Int's 32 bits; nil when there is none.
-func outsideInt(schema *ast.Schema, typ *ast.Type, val any, path ast.Path) ast.Path {
+// outsideInt finds the first Int in val, of type typ, that is outside
+// Int's 32 bits, and returns its path below val. It allocates only when
+// it finds one: it runs on every request.
+func outsideInt(schema *ast.Schema, typ *ast.Type, val any) (ast.Path, bool) {
 	if typ.Elem != nil {
 		list, ok := val.([]any)
 		if !ok {
-			return outsideInt(schema, typ.Elem, val, append(path, ast.PathIndex(0)))
+			list = []any{val} // a single value stands for a list of one
 		}
 		for i, v := range list {
-			if p := outsideInt(schema, typ.Elem, v, append(path, ast.PathIndex(i))); p != nil {
-				return p
+			if below, found := outsideInt(schema, typ.Elem, v); found {
+				return append(ast.Path{ast.PathIndex(i)}, below...), true
 			}
 		}
-		return nil
+		return nil, false
 	}
 	if typ.NamedType == "Int" {
 		var s string
@@ -157,26 +159,24 @@ func outsideInt(schema *ast.Schema, typ *ast.Type, val any, path ast.Path) ast.P
 		case string:
 			s = v
 		default:
-			return nil
+			return nil, false
 		}
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil && (i < math.MinInt32 || i > math.MaxInt32) {
-			return path
-		}
-		return nil
+		i, err := strconv.ParseInt(s, 10, 64)
+		return nil, err == nil && (i < math.MinInt32 || i > math.MaxInt32)
 	}
 	def := schema.Types[typ.NamedType]
 	obj, ok := val.(map[string]any)
 	if def == nil || def.Kind != ast.InputObject || !ok {
-		return nil
+		return nil, false
 	}
 	for _, f := range def.Fields {
 		if v, ok := obj[f.Name]; ok {
-			if p := outsideInt(schema, f.Type, v, append(path, ast.PathName(f.Name))); p != nil {
-				return p
+			if below, found := outsideInt(schema, f.Type, v); found {
+				return append(ast.Path{ast.PathName(f.Name)}, below...), true
 			}
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // explainVariable says what is wrong with the value at path (the

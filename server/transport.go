@@ -179,8 +179,13 @@ func operationErrorStatus(errs gqlerror.List, media string) int {
 // hold.
 const errPersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
 
+// setContentType sets the answer's media type, with its charset.
 func setContentType(w http.ResponseWriter, media string) {
-	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	if media == mediaJSON {
+		w.Header().Set("Content-Type", mediaJSON+"; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", mediaGraphQLResponse+"; charset=utf-8")
+	}
 }
 
 // mediaType negotiates the answer's media type from an Accept header
