@@ -25,7 +25,7 @@ import (
 // checkParams refuses a request gqlgen would refuse with a terse message:
 // one without a query (and no persisted query's hash in its stead), or
 // with a malformed persistedQuery extension. where says how the query is
-// sent ("in the body's \"query\"", "in the query parameter").
+// sent (`as the string "query" of the body`, "in the query parameter").
 func checkParams(params *graphql.RawParams, where string) *gqlerror.Error {
 	pq, hasPQ := params.Extensions["persistedQuery"]
 	if strings.TrimSpace(params.Query) == "" && (!hasPQ || pq == nil) {
@@ -100,7 +100,7 @@ func operationNotFound(ops ast.OperationList, name string) string {
 		case op.Name == "":
 			anonymous = true
 		case len(names) < cap(names):
-			names = append(names, strconv.Quote(op.Name))
+			names = append(names, quoteShort(op.Name))
 		}
 	}
 	has := "its operations are " + strings.Join(names, ", ")
