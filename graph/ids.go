@@ -75,7 +75,7 @@ func decodeCursor(name, arg string, kind Kind, n int) (solver.Placement, error) 
 	case int(b[2]) != n:
 		return nil, bad("belongs to N=%d, not to N=%d", b[2], n)
 	case len(b) != 3+n:
-		return nil, bad("is not a cursor of N=%d (it holds %d rows)", n, len(b)-3)
+		return nil, bad("is not a cursor of N=%d (it holds %s)", n, plural(len(b)-3, "row"))
 	}
 	p := solver.FromBytes(b[3:])
 	if err := solver.ValidateN(n, p); err != nil {

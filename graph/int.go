@@ -2,6 +2,7 @@ package graph
 
 import (
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -16,8 +17,22 @@ import (
 // MarshalInt writes i as a JSON number.
 func MarshalInt(i int) graphql.Marshaler { return intValue(i) }
 
-// UnmarshalInt reads an Int argument as gqlgen does.
-func UnmarshalInt(v any) (int, error) { return graphql.UnmarshalInt(v) }
+// UnmarshalInt reads an Int argument as gqlgen does, within Int's 32 bits
+// as GraphQL defines it: gqlparser lets a 64-bit variable or literal
+// through.
+func UnmarshalInt(v any) (int, error) {
+	i, err := graphql.UnmarshalInt(v)
+	if err != nil {
+		return 0, badInput("%s is not allowed; %s", describeValue(v), intAllowed)
+	}
+	if i < math.MinInt32 || i > math.MaxInt32 {
+		return 0, badInput("%d is outside Int's range; %s", i, intAllowed)
+	}
+	return i, nil
+}
+
+// intAllowed says what an Int is.
+const intAllowed = "an Int is a whole number from -2147483648 to 2147483647 (32 bits)"
 
 // intValue is an Int being written. Converting one to an interface
 // allocates nothing for 0..255 (the runtime keeps those values).

@@ -45,7 +45,7 @@ func (b *BigInt) UnmarshalGQL(v any) error {
 		*b = BigInt(v)
 		return nil
 	default:
-		return badInput("%v (%T) is not allowed: %s", v, v, allowed)
+		return badInput("%s is not allowed: %s", describeValue(v), allowed)
 	}
 	u, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
@@ -315,7 +315,7 @@ func placementArg(name string, cols []int, n *int, maxN int) (solver.Placement, 
 			return nil, badInput("%s: n must be from 1 to %d, got %d", name, maxN, *n)
 		}
 		if len(cols) != *n {
-			return nil, badInput("%s: a placement for N=%d needs %d columns, one per row; got %d", name, *n, *n, len(cols))
+			return nil, badInput("%s: a placement for N=%d needs %s, one per row; got %d", name, *n, plural(*n, "column"), len(cols))
 		}
 	}
 	if len(cols) > maxN {
@@ -344,6 +344,44 @@ func conflictModel(c *solver.Conflict) *Conflict {
 		Kind:    conflictKinds[c.Kind],
 		Message: c.Error(),
 	}
+}
+
+// describeValue names an argument's value without Go's words for it: the
+// value when it is short and simple, else what kind of JSON value it is.
+func describeValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(v)
+	case string:
+		if len(v) > 40 {
+			return "a string of " + plural(len(v), "byte")
+		}
+		return strconv.Quote(v)
+	case json.Number, int, int32, int64, float64:
+		return shortNumber(fmt.Sprint(v))
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "this value"
+}
+
+func shortNumber(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// pluralOf is n with the noun that fits it, one or many.
+func pluralOf(n uint64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func plural(n int, one string) string {

@@ -16,9 +16,9 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	if err := checkN(n); err != nil {
 		return nil, err
 	}
-	kind, what := KindAll, "solutions"
+	kind, what, whats := KindAll, "solution", "solutions"
 	if unique != nil && *unique {
-		kind, what = KindUnique, "symmetry classes"
+		kind, what, whats = KindUnique, "symmetry class", "symmetry classes"
 	}
 	if rank < 1 {
 		return nil, badInput("rank counts from 1 (the first solution in lexicographic order), got %d", rank)
@@ -31,12 +31,18 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	if err != nil {
 		return nil, err
 	}
-	if total != nil && uint64(rank) > *total {
-		return nil, newError(CodeNotFound, "N=%d has %d %s; rank is from 1 to %d, got %d", n, *total, what, *total, rank)
+	switch {
+	case total != nil && *total == 0:
+		return nil, newError(CodeNotFound, "N=%d has no %s (N=2 and N=3 are the only boards without one)", n, what)
+	case total != nil && uint64(rank) > *total:
+		return nil, newError(CodeNotFound, "N=%d has %s; rank is from 1 to %d, got %d", n, pluralOf(*total, what, whats), *total, rank)
 	}
 	p, err := r.at(ctx, st, kind, uint64(rank)-1)
 	if errors.Is(err, ErrNotFound) {
-		return nil, newError(CodeNotFound, "N=%d has fewer than %d %s", n, rank, what)
+		if rank == 1 {
+			return nil, newError(CodeNotFound, "N=%d has no %s", n, what)
+		}
+		return nil, newError(CodeNotFound, "N=%d has no %s #%d: it has fewer than %d %s", n, what, rank, rank, whats)
 	}
 	if err != nil {
 		return nil, dependencyError(fmt.Sprintf("finding solution #%d of N=%d", rank, n), err)

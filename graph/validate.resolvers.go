@@ -23,6 +23,9 @@ func (r *queryResolver) Validate(ctx context.Context, placement []int, n *int) (
 	case err != nil:
 		return nil, err
 	}
-	return &ValidationResult{Valid: true, N: len(p),
-		Message: fmt.Sprintf("valid: no two of the %s attack each other", plural(len(p), "queen"))}, nil
+	msg := fmt.Sprintf("valid: no two of the %d queens attack each other", len(p))
+	if len(p) == 1 {
+		msg = "valid: a single queen has no other to attack"
+	}
+	return &ValidationResult{Valid: true, N: len(p), Message: msg}, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -25,21 +26,30 @@ func (f CheckerFunc) Check(ctx context.Context) error { return f(ctx) }
 
 // Readiness is the /readyz handler: it runs every check at once, each
 // bounded by timeout (default 1s), and answers 200 when all pass, 503
-// otherwise, with each check's "ok" or reason:
+// otherwise, with each check's "ok" or "failed":
+//
+//	{"ready":false,"checks":{"database":"failed","migrations":"ok","workers":"ok"},"details":"…"}
+//
+// A request with the admin token (Authorization: Bearer …) gets each
+// failed check's reason instead, which may name the database's host, user
+// or driver: those are for the operator, not for anyone who can reach the
+// port. Without an admin token (""), nobody gets them.
 //
 //	{"ready":false,"checks":{"database":"unreachable: dial tcp …","migrations":"ok","workers":"ok"}}
 //
 // /healthz, by contrast, only says that the process answers.
-func Readiness(timeout time.Duration, checks map[string]Checker) http.Handler {
+func Readiness(timeout time.Duration, adminToken string, checks map[string]Checker) http.Handler {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		admin := adminToken != "" && subtle.ConstantTimeCompare([]byte(bearer(r.Header.Get("Authorization"))), []byte(adminToken)) == 1
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		report := struct {
-			Ready  bool              `json:"ready"`
-			Checks map[string]string `json:"checks"`
+			Ready   bool              `json:"ready"`
+			Checks  map[string]string `json:"checks"`
+			Details string            `json:"details,omitempty"`
 		}{Ready: true, Checks: make(map[string]string, len(checks))}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -47,7 +57,10 @@ func Readiness(timeout time.Duration, checks map[string]Checker) http.Handler {
 			wg.Go(func() {
 				status := "ok"
 				if err := c.Check(ctx); err != nil {
-					status = err.Error()
+					status = "failed"
+					if admin {
+						status = err.Error()
+					}
 				}
 				mu.Lock()
 				defer mu.Unlock()
@@ -59,6 +72,9 @@ func Readiness(timeout time.Duration, checks map[string]Checker) http.Handler {
 		status := http.StatusOK
 		if !report.Ready {
 			status = http.StatusServiceUnavailable
+			if !admin {
+				report.Details = "send the admin token (Authorization: Bearer <NQUEENS_ADMIN_TOKEN>) to see why each failed check failed"
+			}
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")

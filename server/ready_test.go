@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,27 +14,42 @@ import (
 )
 
 // TestReadiness: /readyz is 200 only when every check passes, says each
-// check's status or reason, and bounds a check that hangs.
+// check's status, and bounds a check that hangs. A failed check's reason
+// is for the admin token only: without it /readyz says "failed".
 func TestReadiness(t *testing.T) {
 	t.Parallel()
+	const token = "readyz-token"
+	const reason = "unreachable: dial tcp 10.1.2.3:5432 user=nqueens: connection refused"
 	ok := server.CheckerFunc(func(context.Context) error { return nil })
-	down := server.CheckerFunc(func(context.Context) error { return errors.New("unreachable: connection refused") })
+	down := server.CheckerFunc(func(context.Context) error { return errors.New(reason) })
 	hangs := server.CheckerFunc(func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
 	for _, tt := range []struct {
-		checks map[string]server.Checker
-		status int
-		want   map[string]string
+		checks        map[string]server.Checker
+		adminToken    string
+		authorization string
+		status        int
+		want          map[string]string
 	}{
-		{map[string]server.Checker{"database": ok, "workers": ok}, http.StatusOK, map[string]string{"database": "ok", "workers": "ok"}},
-		{map[string]server.Checker{"database": down, "workers": ok}, http.StatusServiceUnavailable,
-			map[string]string{"database": "unreachable: connection refused", "workers": "ok"}},
-		{map[string]server.Checker{"database": hangs}, http.StatusServiceUnavailable, map[string]string{"database": context.DeadlineExceeded.Error()}},
+		{map[string]server.Checker{"database": ok, "workers": ok}, token, "", http.StatusOK, map[string]string{"database": "ok", "workers": "ok"}},
+		{map[string]server.Checker{"database": down, "workers": ok}, token, "Bearer " + token, http.StatusServiceUnavailable,
+			map[string]string{"database": reason, "workers": "ok"}},
+		{map[string]server.Checker{"database": hangs}, token, "Bearer " + token, http.StatusServiceUnavailable, map[string]string{"database": context.DeadlineExceeded.Error()}},
+		// Without the token, or with a wrong one, or when the server has
+		// none: which check failed, not why.
+		{map[string]server.Checker{"database": down, "workers": ok}, token, "", http.StatusServiceUnavailable, map[string]string{"database": "failed", "workers": "ok"}},
+		{map[string]server.Checker{"database": down, "workers": ok}, token, "Bearer wrong", http.StatusServiceUnavailable, map[string]string{"database": "failed", "workers": "ok"}},
+		{map[string]server.Checker{"database": down}, "", "Bearer ", http.StatusServiceUnavailable, map[string]string{"database": "failed"}},
 	} {
 		rec := httptest.NewRecorder()
-		server.Readiness(50*time.Millisecond, tt.checks).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		req := httptest.NewRequest(http.MethodGet, "/readyz", nil)
+		if tt.authorization != "" {
+			req.Header.Set("Authorization", tt.authorization)
+		}
+		server.Readiness(50*time.Millisecond, tt.adminToken, tt.checks).ServeHTTP(rec, req)
 		var got struct {
-			Ready  bool
-			Checks map[string]string
+			Ready   bool
+			Checks  map[string]string
+			Details string
 		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 			t.Fatalf("%s: %v", rec.Body, err)
@@ -46,6 +62,10 @@ func TestReadiness(t *testing.T) {
 			if got.Checks[name] != want {
 				t.Errorf("check %s: %q, want %q", name, got.Checks[name], want)
 			}
+		}
+		hidden := rec.Code != http.StatusOK && !strings.HasPrefix(tt.authorization, "Bearer "+token)
+		if hidden != strings.Contains(got.Details, "admin token") || (hidden && strings.Contains(rec.Body.String(), "10.1.2.3")) {
+			t.Errorf("authorization %q: %s", tt.authorization, rec.Body)
 		}
 	}
 }

@@ -221,7 +221,8 @@ func (s *Server) Resolver() *graph.Resolver { return s.resolver }
 // error presenter and recover function.
 func (s *Server) newGraphQL() *handler.Server {
 	cfg := s.cfg
-	srv := handler.New(graph.NewSchema(s.resolver))
+	schema := graph.NewSchema(s.resolver)
+	srv := handler.New(schema)
 
 	var origins []string
 	for _, o := range cfg.CORSOrigins {
@@ -246,8 +247,11 @@ func (s *Server) newGraphQL() *handler.Server {
 		},
 	})
 	srv.AddTransport(transport.Options{AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions}})
-	srv.AddTransport(transport.GET{UseGrapQLResponseJsonByDefault: true})
-	srv.AddTransport(postTransport{}) // transport.POST, cheaper (transport.go)
+	// GraphQL over HTTP, as transport.GET and transport.POST do it but to
+	// the letter of the spec, with messages that say what is allowed, and
+	// cheaper (transport.go).
+	srv.AddTransport(getTransport{schema: schema.Schema()})
+	srv.AddTransport(postTransport{schema: schema.Schema()})
 
 	// A document is priced before it is parsed for good and validated
 	// (graph.DocumentLimits), its operation before it runs
@@ -306,11 +310,9 @@ func bearer(h string) string {
 
 // serveGraphQL answers /graphql: it applies the rate limit, checks the
 // method, media type and body size itself (gqlgen would answer 400
-// "transport not supported"), bounds the request's time, hands the request
-// to gqlgen, and fixes the status codes gqlgen chooses to
-// GraphQL-over-HTTP's: 400 (not 422) for a document that does not parse or
-// validate, 405 (not 406) for a mutation over GET. GET answers get an ETag
-// and a Cache-Control.
+// "transport not supported"), bounds the request's time and hands the
+// request to gqlgen, whose HTTP transports are ours (transport.go). GET
+// answers get an ETag and a Cache-Control.
 func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	if s.limiter != nil {
 		if ok, retryAfter := s.limiter.allow(r); !ok {
@@ -344,9 +346,13 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mt != "application/json" {
+		if err != nil || mt != mediaJSON {
+			got := "no Content-Type"
+			if ct := r.Header.Get("Content-Type"); ct != "" {
+				got = "Content-Type " + quoteShort(ct)
+			}
 			s.fail(w, r, http.StatusUnsupportedMediaType, graph.CodeBadUserInput, "",
-				fmt.Sprintf("Content-Type %q is not supported; send a JSON body with Content-Type: application/json", r.Header.Get("Content-Type")))
+				got+" is not supported; send a JSON body with Content-Type: application/json")
 			return
 		}
 		body := getBuffer()
@@ -377,15 +383,6 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
 	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
-	switch rec.status {
-	case http.StatusUnprocessableEntity:
-		rec.status = http.StatusBadRequest
-	case http.StatusNotAcceptable: // a mutation or subscription over GET
-		w.Header().Set("Allow", "POST")
-		s.fail(w, r, http.StatusMethodNotAllowed, graph.CodeBadUserInput, "",
-			"GET answers queries only; send mutations with POST (and subscriptions over a websocket)")
-		return
-	}
 	if r.Method == http.MethodGet && rec.status == http.StatusOK {
 		if s.cacheHeaders(w, r, rec.body.Bytes(), hint) {
 			return
@@ -447,7 +444,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code g
 	body, _ := json.Marshal(struct {
 		Errors gqlerror.List `json:"errors"`
 	}{gqlerror.List{{Message: msg, Extensions: ext}}})
-	w.Header().Set("Content-Type", gqlResponseType(r)+"; charset=utf-8")
+	setContentType(w, mediaType(r.Header.Get("Accept")))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

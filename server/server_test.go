@@ -31,60 +31,115 @@ func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
 	return apitest.Setup(t, cfg)
 }
 
+// TestStatusCodesAndMediaTypes: GraphQL over HTTP's media types and status
+// codes. A request that is not well-formed is 400 (415, 405 for the wrong
+// media type or method); one that is well-formed but fails before
+// execution is 400 under application/graphql-response+json and 200 under
+// application/json (the legacy type, which no Accept and */* ask for).
+// Answers without execution have no "data".
 func TestStatusCodesAndMediaTypes(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	const gqlJSON = "application/graphql-response+json"
+	const gqlJSON, legacy = "application/graphql-response+json", "application/json"
+	const query = `{"query":"{ count(n: 4) { total } }"}`
+	ct := []string{"Content-Type", "application/json"}
+	accepting := func(accept string) []string { return []string{"Content-Type", "application/json", "Accept", accept} }
 	tests := []struct {
 		name   string
 		method string
 		body   string
 		header []string
 		status int
-		ctype  string // prefix of Content-Type
+		ctype  string // Content-Type without parameters; "" none
+		data   bool   // the answer has a "data" entry
 		allow  string
 	}{
-		{"POST query", "POST", `{"query":"{ count(n: 4) { total } }"}`, []string{"Content-Type", "application/json"}, 200, gqlJSON, ""},
-		{"POST asks for application/json", "POST", `{"query":"{ count(n: 4) { total } }"}`, []string{"Content-Type", "application/json", "Accept", "application/json"}, 200, "application/json", ""},
-		{"POST with charset", "POST", `{"query":"{ count(n: 4) { total } }"}`, []string{"Content-Type", "application/json; charset=utf-8"}, 200, gqlJSON, ""},
-		{"parse error", "POST", `{"query":"{ count(n: 4 { total } }"}`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
-		{"parse error, application/json", "POST", `{"query":"{ count(n: 4 { total } }"}`, []string{"Content-Type", "application/json", "Accept", "application/json"}, 400, "application/json", ""},
-		{"validation error", "POST", `{"query":"{ nothing }"}`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
-		{"no query", "POST", `{}`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
-		{"not JSON", "POST", `query { count }`, []string{"Content-Type", "application/json"}, 400, gqlJSON, ""},
-		{"wrong media type", "POST", `{ count(n: 4) { total } }`, []string{"Content-Type", "text/plain"}, 415, gqlJSON, ""},
-		{"no media type", "POST", `{"query":"{ count(n: 4) { total } }"}`, nil, 415, gqlJSON, ""},
-		{"PUT", "PUT", `{}`, []string{"Content-Type", "application/json"}, 405, gqlJSON, "GET, POST, OPTIONS"},
-		{"DELETE", "DELETE", ``, nil, 405, gqlJSON, "GET, POST, OPTIONS"},
-		{"OPTIONS", "OPTIONS", ``, nil, 204, "", "GET, POST, OPTIONS"},
+		{"no Accept", "POST", query, ct, 200, legacy, true, ""},
+		{"Accept graphql-response+json", "POST", query, accepting(gqlJSON), 200, gqlJSON, true, ""},
+		{"Accept application/json", "POST", query, accepting(legacy), 200, legacy, true, ""},
+		{"Accept */*", "POST", query, accepting("*/*"), 200, legacy, true, ""},
+		{"Accept application/*", "POST", query, accepting("application/*"), 200, legacy, true, ""},
+		{"Accept as the spec recommends", "POST", query, accepting(gqlJSON + ", application/json;q=0.9"), 200, gqlJSON, true, ""},
+		{"Accept prefers graphql-response+json by q", "POST", query, accepting("application/json;q=0.5, " + gqlJSON), 200, gqlJSON, true, ""},
+		{"Accept prefers application/json by q", "POST", query, accepting(gqlJSON + ";q=0.5, application/json"), 200, legacy, true, ""},
+		{"Accept refuses graphql-response+json", "POST", query, accepting(gqlJSON + ";q=0, */*"), 200, legacy, true, ""},
+		{"Accept a browser's", "POST", query, accepting("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"), 200, legacy, true, ""},
+		{"Accept nothing we have", "POST", query, accepting("text/html"), 200, legacy, true, ""},
+		{"Content-Type with charset", "POST", query, []string{"Content-Type", "application/json; charset=utf-8", "Accept", gqlJSON}, 200, gqlJSON, true, ""},
+		{"field error", "POST", `{"query":"{ count(n: 0) { total } }"}`, accepting(gqlJSON), 200, gqlJSON, true, ""},
+
+		{"parse error", "POST", `{"query":"{ count(n: 4 { total } }"}`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"parse error, application/json", "POST", `{"query":"{ count(n: 4 { total } }"}`, accepting(legacy), 200, legacy, false, ""},
+		{"parse error, no Accept", "POST", `{"query":"{"}`, ct, 200, legacy, false, ""},
+		{"validation error", "POST", `{"query":"{ nothing }"}`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"validation error, application/json", "POST", `{"query":"{ nothing }"}`, accepting(legacy), 200, legacy, false, ""},
+		{"variable error", "POST", `{"query":"query($n: Int!) { count(n: $n) { total } }","variables":{"n":true}}`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"variable error, application/json", "POST", `{"query":"query($n: Int!) { count(n: $n) { total } }","variables":{"n":true}}`, accepting(legacy), 200, legacy, false, ""},
+		{"unknown operation", "POST", `{"query":"query A { count(n: 4) { total } }","operationName":"B"}`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"unknown persisted query", "POST", `{"extensions":{"persistedQuery":{"version":1,"sha256Hash":"` + strings.Repeat("ab", 32) + `"}}}`, accepting(gqlJSON), 404, gqlJSON, false, ""},
+
+		{"no query", "POST", `{}`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"no query, application/json", "POST", `{"qeury":"{ count(n: 4) { total } }"}`, accepting(legacy), 400, legacy, false, ""},
+		{"query not a string", "POST", `{"query":{}}`, accepting(legacy), 400, legacy, false, ""},
+		{"variables not an object", "POST", `{"query":"{ count(n: 4) { total } }","variables":[7]}`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"not JSON", "POST", `query { count }`, accepting(gqlJSON), 400, gqlJSON, false, ""},
+		{"not JSON, application/json", "POST", `{"query":`, accepting(legacy), 400, legacy, false, ""},
+		{"empty body", "POST", ``, ct, 400, legacy, false, ""},
+		{"wrong media type", "POST", `{ count(n: 4) { total } }`, []string{"Content-Type", "text/plain"}, 415, legacy, false, ""},
+		{"no media type", "POST", query, nil, 415, legacy, false, ""},
+		{"PUT", "PUT", `{}`, accepting(gqlJSON), 405, gqlJSON, false, "GET, POST, OPTIONS"},
+		{"DELETE", "DELETE", ``, nil, 405, legacy, false, "GET, POST, OPTIONS"},
+		{"OPTIONS", "OPTIONS", ``, nil, 204, "", false, "GET, POST, OPTIONS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := b.Raw(t, tt.method, b.URL, strings.NewReader(tt.body), tt.header...)
-			if r.Status != tt.status || !strings.HasPrefix(r.Header.Get("Content-Type"), tt.ctype) || r.Header.Get("Allow") != tt.allow {
-				t.Errorf("status %d, Content-Type %q, Allow %q; want %d, %q, %q\n%s",
-					r.Status, r.Header.Get("Content-Type"), r.Header.Get("Allow"), tt.status, tt.ctype, tt.allow, r.Raw)
+			got := r.Header.Get("Content-Type")
+			want := tt.ctype
+			if want != "" {
+				want += "; charset=utf-8"
 			}
-			if tt.status >= 400 && tt.status != 405 && r.Code() == "" {
+			_, hasData := answerEntries(t, r)["data"]
+			if r.Status != tt.status || got != want || hasData != tt.data || r.Header.Get("Allow") != tt.allow {
+				t.Errorf("status %d, Content-Type %q, data %v, Allow %q; want %d, %q, %v, %q\n%s",
+					r.Status, got, hasData, r.Header.Get("Allow"), tt.status, want, tt.data, tt.allow, r.Raw)
+			}
+			if !tt.data && tt.status != 204 && r.Code() == "" {
 				t.Errorf("error without extensions.code: %s", r.Raw)
 			}
 		})
 	}
 
-	// A mutation over GET is refused with 405 and Allow: POST.
-	r := b.Get(t, apitest.Request{Query: `mutation { precompute(n: 4) { n } }`})
-	if r.Status != 405 || r.Header.Get("Allow") != "POST" || r.Code() != "BAD_USER_INPUT" {
-		t.Errorf("mutation over GET: %d %v %s", r.Status, r.Header, r.Raw)
+	// A mutation over GET is refused with 405 and Allow: POST, whatever
+	// the media type.
+	for _, accept := range []string{gqlJSON, legacy} {
+		r := b.Get(t, apitest.Request{Query: `mutation { precompute(n: 4) { n } }`}, "Accept", accept)
+		if r.Status != 405 || r.Header.Get("Allow") != "POST" || r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "POST") {
+			t.Errorf("mutation over GET, Accept %s: %d %v %s", accept, r.Status, r.Header, r.Raw)
+		}
 	}
 	// GET with variables and an operation name.
 	var out struct {
 		Data struct{ Count struct{ Total string } }
 	}
-	r = b.Get(t, apitest.Request{Query: `query A($n: Int!) { count(n: $n) { total } } query B { board(n: 1) { n } }`,
+	r := b.Get(t, apitest.Request{Query: `query A($n: Int!) { count(n: $n) { total } } query B { board(n: 1) { n } }`,
 		OperationName: "A", Variables: map[string]any{"n": 6}})
 	if err := json.Unmarshal(r.Raw, &out); err != nil || r.Status != 200 || out.Data.Count.Total != strconv.FormatUint(oeis.MustLoad(t)[6].Total, 10) {
 		t.Errorf("GET with variables: %d %s", r.Status, r.Raw)
 	}
+}
+
+// answerEntries is the top-level entries of a JSON answer (none for an
+// empty body).
+func answerEntries(t *testing.T, r *apitest.Response) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if len(r.Raw) > 0 {
+		if err := json.Unmarshal(r.Raw, &m); err != nil {
+			t.Fatalf("answer is not a JSON object: %v\n%s", err, r.Raw)
+		}
+	}
+	return m
 }
 
 func TestHealthAndPlayground(t *testing.T) {

@@ -2,28 +2,58 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/nqueens/nqueens/graph"
 )
 
-// postTransport is gqlgen's POST transport (transport.POST, with
-// UseGrapQLResponseJsonByDefault) without two costs that show in the
-// profiles of a server under load (docs/PERFORMANCE.md, "GraphQL API"): it
-// decodes the body that serveGraphQL has read already instead of reading
-// and copying it again, and it writes an answer's data as the executor
-// made it instead of passing it through json.Marshal, which scans and
-// compacts every byte once more. Content types and status codes are
-// gqlgen's.
-type postTransport struct{}
+// The HTTP transports, POST and GET, in place of gqlgen's. They follow
+// GraphQL over HTTP as the graphql-http package's audit checks it
+// (server/testdata/graphql-http): the answer's media type is negotiated
+// from Accept (mediaType); a request error's answer has no "data"; a
+// request that is not well-formed (a body that is not JSON, parameters of
+// the wrong type, no query) is answered 400; one that is well-formed but
+// does not parse, validate or fit its variables is answered 400 under
+// application/graphql-response+json and 200 under application/json, which
+// legacy clients read only when it is 200. Their messages say what is
+// allowed (decode.go, explain.go).
+//
+// The POST transport also avoids two costs that show in the profiles of a
+// server under load (docs/PERFORMANCE.md, "GraphQL API"): it decodes the
+// body that serveGraphQL has read already instead of reading and copying
+// it again, and it writes an answer's data as the executor made it instead
+// of passing it through json.Marshal, which scans and compacts every byte
+// once more.
 
-var _ graphql.Transport = postTransport{}
+const (
+	mediaJSON            = "application/json"
+	mediaGraphQLResponse = "application/graphql-response+json"
+)
+
+// postTransport answers POST requests with a JSON body.
+type postTransport struct {
+	schema *ast.Schema // for explaining variable errors
+}
+
+// getTransport answers GET requests, their parameters in the query string.
+type getTransport struct {
+	schema *ast.Schema
+}
+
+var (
+	_ graphql.Transport = postTransport{}
+	_ graphql.Transport = getTransport{}
+)
 
 // requestBody is a request body serveGraphQL has read: its bytes, for
 // postTransport, and a reader, for anyone else.
@@ -40,76 +70,203 @@ func (postTransport) Supports(r *http.Request) bool {
 		return false
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mt == "application/json"
+	return err == nil && mt == mediaJSON
 }
 
 // Do implements graphql.Transport.
-func (postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	ctx := r.Context()
-	contentType := gqlResponseType(r)
-	w.Header().Set("Content-Type", contentType)
+func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	start := graphql.Now()
-
 	var body []byte
 	if rb, ok := r.Body.(*requestBody); ok {
 		body = rb.b
 	} else {
 		var err error
 		if body, err = io.ReadAll(r.Body); err != nil {
-			writeResponse(w, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf("could not read request body: %+v", err)}))
+			answerRequestError(w, r, exec, requestError("the request body could not be read"))
 			return
 		}
 	}
-	var params graphql.RawParams
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&params); err != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		writeResponse(w, exec.DispatchError(ctx, gqlerror.List{gqlerror.Errorf("json request body could not be decoded: %+v body:%s", err, body)}))
+	params, gerr := decodeBody(body)
+	if gerr != nil {
+		answerRequestError(w, r, exec, gerr)
+		return
+	}
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+	run(w, r, exec, t.schema, params, `as the string "query" of the body`)
+}
+
+// Supports implements graphql.Transport.
+func (getTransport) Supports(r *http.Request) bool {
+	return r.Header.Get("Upgrade") == "" && r.Method == http.MethodGet
+}
+
+// Do implements graphql.Transport.
+func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	start := graphql.Now()
+	params, gerr := decodeQueryString(r.URL.RawQuery)
+	if gerr != nil {
+		answerRequestError(w, r, exec, gerr)
+		return
+	}
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+	run(w, r, exec, t.schema, params, "in the query parameter")
+}
+
+// run executes a decoded request and writes the answer. where says how the
+// query is sent, for the message when there is none.
+func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, schema *ast.Schema, params *graphql.RawParams, where string) {
+	ctx := r.Context()
+	if gerr := checkParams(params, where); gerr != nil {
+		answerRequestError(w, r, exec, gerr)
 		return
 	}
 	params.Headers = r.Header
-	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-
-	rc, opErr := exec.CreateOperationContext(ctx, &params)
-	if opErr != nil {
-		status := http.StatusOK
-		if errcode.GetErrorKind(opErr) == errcode.KindProtocol {
-			status = http.StatusUnprocessableEntity // serveGraphQL answers 400
-			if contentType == "application/graphql-response+json" {
-				status = http.StatusBadRequest
-			}
-		}
-		w.WriteHeader(status)
-		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
+	rc, errs := exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		errs = explain(schema, params, rc, errs)
+	} else if gerr := checkIntRange(schema, rc.Operation, params.Variables); gerr != nil {
+		errs = gqlerror.List{gerr}
+	}
+	if errs != nil {
+		media := mediaType(r.Header.Get("Accept"))
+		setContentType(w, media)
+		w.WriteHeader(operationErrorStatus(errs, media))
+		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
 		return
 	}
+	if r.Method == http.MethodGet && rc.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", http.MethodPost)
+		answer(w, r, exec, graphql.WithOperationContext(ctx, rc), http.StatusMethodNotAllowed,
+			&gqlerror.Error{Message: "GET answers queries only; send mutations with POST (and subscriptions over a websocket)",
+				Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}})
+		return
+	}
+	setContentType(w, mediaType(r.Header.Get("Accept")))
 	responses, ctx := exec.DispatchOperation(ctx, rc)
 	writeResponse(w, responses(ctx))
 }
 
-// gqlResponseType is the media type gqlgen answers with:
-// application/graphql-response+json unless the client asks for
-// application/json.
-func gqlResponseType(r *http.Request) string {
-	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+// answerRequestError answers a request that is not a well-formed
+// GraphQL-over-HTTP request: 400, whatever the media type.
+func answerRequestError(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, gerr *gqlerror.Error) {
+	answer(w, r, exec, r.Context(), http.StatusBadRequest, gerr)
+}
+
+func answer(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, ctx context.Context, status int, gerr *gqlerror.Error) {
+	setContentType(w, mediaType(r.Header.Get("Accept")))
+	w.WriteHeader(status)
+	writeResponse(w, exec.DispatchError(ctx, gqlerror.List{gerr}))
+}
+
+// operationErrorStatus is the status of a well-formed request that gqlgen
+// refused before execution (it does not parse or validate, its variables
+// do not fit, a limit refuses it): under application/json 200, as legacy
+// clients need; else 400, since an answer without data is no success.
+// A persisted query the server does not hold is 404, which Apollo's
+// clients answer by sending the query, where a 400 would make them stop
+// sending hashes.
+func operationErrorStatus(errs gqlerror.List, media string) int {
+	switch {
+	case media == mediaJSON:
+		return http.StatusOK
+	case len(errs) > 0 && errs[0].Extensions["code"] == errPersistedQueryNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusBadRequest
+}
+
+// errPersistedQueryNotFound is the code gqlgen gives a hash it does not
+// hold.
+const errPersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
+
+// setContentType sets the answer's media type, with its charset.
+func setContentType(w http.ResponseWriter, media string) {
+	if media == mediaJSON {
+		w.Header().Set("Content-Type", mediaJSON+"; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", mediaGraphQLResponse+"; charset=utf-8")
+	}
+}
+
+// mediaType negotiates the answer's media type from an Accept header
+// (RFC 9110): of application/json and application/graphql-response+json,
+// the acceptable one of higher quality; between equals, the one named
+// rather than matched by a wildcard, then the one listed first. No Accept
+// header, a bare wildcard (*/*) or nothing acceptable gives
+// application/json, as GraphQL over HTTP asks for legacy clients.
+func mediaType(accept string) string {
+	switch accept {
+	case "", "*/*", mediaJSON:
+		return mediaJSON
+	case mediaGraphQLResponse:
+		return mediaGraphQLResponse
+	}
+	legacy := acceptance(accept, mediaJSON)
+	gql := acceptance(accept, mediaGraphQLResponse)
+	if gql.q > 0 && gql.better(legacy) {
+		return mediaGraphQLResponse
+	}
+	return mediaJSON
+}
+
+// accepted is how an Accept header takes a media type: the quality and
+// specificity of the most specific range that matches it (2 the type
+// itself, 1 application/*, 0 */*), and that range's position.
+type accepted struct {
+	q           float64
+	specificity int
+	pos         int
+}
+
+func (a accepted) better(b accepted) bool {
+	if a.q != b.q {
+		return a.q > b.q
+	}
+	if a.specificity != b.specificity {
+		return a.specificity > b.specificity
+	}
+	return a.pos < b.pos
+}
+
+func acceptance(accept, media string) accepted {
+	best := accepted{specificity: -1}
+	pos := 0
+	for part := range strings.SplitSeq(accept, ",") {
+		pos++
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}
+		specificity := -1
 		switch mt {
-		case "application/json":
-			return "application/json"
-		case "application/graphql-response+json", "application/*", "*/*":
-			return "application/graphql-response+json"
+		case media:
+			specificity = 2
+		case "application/*":
+			specificity = 1
+		case "*/*":
+			specificity = 0
 		}
+		if specificity <= best.specificity {
+			continue
+		}
+		q := 1.0
+		if s, ok := params["q"]; ok {
+			if q, err = strconv.ParseFloat(s, 64); err != nil || q < 0 || q > 1 {
+				continue
+			}
+		}
+		best = accepted{q: q, specificity: specificity, pos: pos}
 	}
-	return "application/graphql-response+json"
+	if best.specificity < 0 {
+		return accepted{}
+	}
+	return best
 }
 
 // writeResponse writes an answer. The common one, data without errors or
-// extensions, is written around the executor's own JSON; the rest goes
-// through json.Marshal as in gqlgen.
+// extensions, is written around the executor's own JSON. An answer without
+// data, a request error, has no "data" entry: GraphQL leaves it out when
+// execution never started (gqlgen writes "data": null).
 func writeResponse(w io.Writer, resp *graphql.Response) {
 	if len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil &&
 		resp.HasNext == nil && len(resp.Data) > 0 {
@@ -118,7 +275,16 @@ func writeResponse(w io.Writer, resp *graphql.Response) {
 		_, _ = io.WriteString(w, "}")
 		return
 	}
-	b, err := json.Marshal(resp)
+	var b []byte
+	var err error
+	if len(resp.Data) == 0 {
+		b, err = json.Marshal(struct {
+			Errors     gqlerror.List  `json:"errors,omitempty"`
+			Extensions map[string]any `json:"extensions,omitempty"`
+		}{resp.Errors, resp.Extensions})
+	} else {
+		b, err = json.Marshal(resp)
+	}
 	if err != nil {
 		panic("marshalling a GraphQL response: " + err.Error())
 	}

@@ -32,9 +32,18 @@ type readiness struct {
 	Checks map[string]string `json:"checks"`
 }
 
-func (s *serving) readyz(t *testing.T) readiness {
+// readyz asks /readyz with the admin token (none: ""), which shows the
+// failed checks' reasons.
+func (s *serving) readyz(t *testing.T, token string) readiness {
 	t.Helper()
-	resp, err := http.Get(strings.TrimSuffix(s.url, "/graphql") + "/readyz")
+	req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.url, "/graphql")+"/readyz", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,20 +142,26 @@ func closedPort(t *testing.T) string {
 // /readyz, UNAVAILABLE to what needs the database and the rest as usual.
 func TestWaitForDatabase(t *testing.T) {
 	t.Parallel()
-	env := []string{"DATABASE_URL=postgres://postgres@" + closedPort(t) + "/nqueens?sslmode=disable", "NQUEENS_REQUEST_TIMEOUT=30s"}
+	const token = "wait-token"
+	env := []string{"DATABASE_URL=postgres://postgres@" + closedPort(t) + "/nqueens?sslmode=disable", "NQUEENS_REQUEST_TIMEOUT=30s",
+		"NQUEENS_ADMIN_TOKEN=" + token}
 	s := launchServe(t, env)
 	w := startWorker(t, env)
 	s.healthy(t)
 	// Until the first attempt has failed, /readyz can only say "not
 	// connected yet"; then it says why.
 	eventually(t, 10*time.Second, func() string {
-		r := s.readyz(t)
+		r := s.readyz(t, token)
 		if r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") ||
 			!strings.Contains(r.Checks["database"], "connection refused") || r.Checks["workers"] == "ok" || r.Checks["migrations"] == "ok" {
 			return fmt.Sprintf("/readyz with the database down: %d %+v", r.status, r)
 		}
 		return ""
 	})
+	// Without the token: which checks failed, not the database's address.
+	if r := s.readyz(t, ""); r.status != http.StatusServiceUnavailable || r.Checks["database"] != "failed" || r.Checks["workers"] != "failed" {
+		t.Errorf("/readyz without the admin token, the database down: %d %+v", r.status, r)
+	}
 	unavailable(t, s, `{ count(n: 8) { total } }`, `{ boards { n } }`, `{ solutions(n: 8, first: 2) { totalCount } }`)
 	for _, p := range []*serving{s, w} {
 		eventually(t, 10*time.Second, func() string {
@@ -198,15 +213,16 @@ func TestBadDatabaseAtStart(t *testing.T) {
 // leaves it (its workers off), and 200 once serve has migrated it.
 func TestReadyzSchema(t *testing.T) {
 	t.Parallel()
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
+	const token = "schema-token"
+	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "NQUEENS_ADMIN_TOKEN=" + token}
 	s := startServe(t, env, "--migrate=false")
-	if r := s.readyz(t); r.status != http.StatusServiceUnavailable || r.Checks["database"] != "ok" ||
+	if r := s.readyz(t, token); r.status != http.StatusServiceUnavailable || r.Checks["database"] != "ok" ||
 		!strings.HasPrefix(r.Checks["migrations"], "the schema is at version 0, this binary expects") || !strings.HasPrefix(r.Checks["workers"], "off: ") {
 		t.Errorf("/readyz over an empty database, not migrated: %d %+v", r.status, r)
 	}
 	s.stop(t)
 	s = startServe(t, env)
-	if r := s.readyz(t); !r.Ready {
+	if r := s.readyz(t, ""); !r.Ready {
 		t.Errorf("/readyz once migrated: %d %+v", r.status, r)
 	}
 	s.stop(t)
@@ -231,7 +247,7 @@ func TestDatabaseOutage(t *testing.T) {
 
 	// (a) Down at start.
 	s.healthy(t)
-	if r := s.readyz(t); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") {
+	if r := s.readyz(t, token); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") {
 		t.Errorf("/readyz before the cluster starts: %d %+v", r.status, r)
 	}
 	unavailable(t, s, append(needDB, `{ count(n: 8) { total } }`)...)
@@ -241,7 +257,7 @@ func TestDatabaseOutage(t *testing.T) {
 
 	c.Start()
 	eventually(t, time.Minute, func() string {
-		if r := s.readyz(t); !r.Ready {
+		if r := s.readyz(t, ""); !r.Ready {
 			return fmt.Sprintf("/readyz after the cluster started: %+v", r)
 		}
 		return ""
@@ -275,7 +291,7 @@ func TestDatabaseOutage(t *testing.T) {
 	c.Stop()
 	unavailable(t, s, needDB...)
 	s.healthy(t)
-	if r := s.readyz(t); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") {
+	if r := s.readyz(t, token); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") {
 		t.Errorf("/readyz with the cluster stopped: %d %+v", r.status, r)
 	}
 	time.Sleep(10 * time.Second) // the outage, not an assertion
@@ -285,7 +301,7 @@ func TestDatabaseOutage(t *testing.T) {
 		if got := s.post(t, `{"query":"{ boards { n } }"}`); strings.Contains(got, `"errors"`) {
 			return "boards after the cluster came back: " + got
 		}
-		if r := s.readyz(t); !r.Ready {
+		if r := s.readyz(t, ""); !r.Ready {
 			return fmt.Sprintf("/readyz after the cluster came back: %+v", r)
 		}
 		return ""

@@ -50,7 +50,7 @@ func (u *startup) Store() store.Store { return &u.store }
 // Mount serves /readyz and River UI (for the admin only, and once the
 // workers run) on srv.
 func (u *startup) Mount(srv *server.Server, adminToken string) {
-	srv.Handle("GET /readyz", server.Readiness(time.Second, u.readiness()))
+	srv.Handle("GET /readyz", server.Readiness(time.Second, adminToken, u.readiness()))
 	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h := u.riverUI.Load(); h != nil {
 			(*h).ServeHTTP(w, r)

@@ -125,6 +125,12 @@ type Request struct {
 	Extensions    map[string]any `json:"extensions,omitempty"`
 }
 
+// Accept is the Accept header Post and Get send, as GraphQL over HTTP
+// asks of a client: answers in application/graphql-response+json, whose
+// status codes say how a request went (under application/json a request
+// that does not validate is 200). A header given to them overrides it.
+const Accept = "application/graphql-response+json"
+
 // Post sends req with POST and returns the answer, whatever its status.
 func (b *Bundle) Post(t testing.TB, req Request, header ...string) *Response {
 	t.Helper()
@@ -132,7 +138,7 @@ func (b *Bundle) Post(t testing.TB, req Request, header ...string) *Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Raw(t, http.MethodPost, b.URL, bytes.NewReader(body), append([]string{"Content-Type", "application/json"}, header...)...)
+	return b.Raw(t, http.MethodPost, b.URL, bytes.NewReader(body), append([]string{"Content-Type", "application/json", "Accept", Accept}, header...)...)
 }
 
 // Get sends req as a GET query string.
@@ -154,7 +160,7 @@ func (b *Bundle) Get(t testing.TB, req Request, header ...string) *Response {
 			v.Set(k, string(j))
 		}
 	}
-	return b.Raw(t, http.MethodGet, b.URL+"?"+v.Encode(), nil, header...)
+	return b.Raw(t, http.MethodGet, b.URL+"?"+v.Encode(), nil, append([]string{"Accept", Accept}, header...)...)
 }
 
 // Raw sends any request to url, with header as name, value pairs, and
