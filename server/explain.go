@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,31 +25,13 @@ import (
 // with a malformed persistedQuery extension. where says how the query is
 // sent (`as the string "query" of the body`, "in the query parameter").
 func checkParams(params *graphql.RawParams, where string) *gqlerror.Error {
-	pq, hasPQ := params.Extensions["persistedQuery"]
-	if strings.TrimSpace(params.Query) == "" && (!hasPQ || pq == nil) {
+	_, hasPQ, msg := persistedQueryOf(params)
+	if strings.TrimSpace(params.Query) == "" && !hasPQ {
 		return requestError("the request has no query: send the GraphQL document " + where +
 			`, e.g. "{ count(n: 8) { total } }", or the hash of a persisted query in extensions.persistedQuery`)
 	}
-	if !hasPQ || pq == nil {
-		return nil
-	}
-	const shape = `extensions.persistedQuery must be {"version": 1, "sha256Hash": "…"}, the hash being the SHA-256 of the query in 64 lower-case hexadecimal digits`
-	m, ok := pq.(map[string]any)
-	if !ok {
-		return requestError(shape)
-	}
-	if v, _ := m["version"].(json.Number); v != "1" {
-		return requestError(`extensions.persistedQuery.version must be 1, the one version this server knows: {"version": 1, "sha256Hash": "…"}`)
-	}
-	hash, _ := m["sha256Hash"].(string)
-	if _, err := hex.DecodeString(hash); err != nil || len(hash) != 2*sha256.Size || strings.ToLower(hash) != hash {
-		return requestError(shape)
-	}
-	if params.Query != "" {
-		if sum := sha256.Sum256([]byte(params.Query)); hex.EncodeToString(sum[:]) != hash {
-			return requestError("extensions.persistedQuery.sha256Hash is not the SHA-256 of the query; " +
-				"send the query's own hash, or leave the query out to run one sent before with that hash")
-		}
+	if msg != "" {
+		return requestError(msg)
 	}
 	return nil
 }

@@ -5,10 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/nqueens/nqueens/graph"
 )
 
 // persistedQueries implements automatic persisted queries (Apollo's APQ):
@@ -35,8 +38,8 @@ type persistedQuery struct {
 
 const persistedQueryStats = "nqueens.persistedQuery"
 
-// CodePersistedQueryNotFound is the code clients of APQ wait for.
-const CodePersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
+// codePersistedQueryNotFound is the code clients of APQ wait for.
+const codePersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
 
 func (p persistedQueries) lookup() graphql.HandlerExtension   { return persistedQueryLookup(p) }
 func (p persistedQueries) register() graphql.HandlerExtension { return persistedQueryRegister(p) }
@@ -57,35 +60,55 @@ func (persistedQueryLookup) Validate(graphql.ExecutableSchema) error { return ni
 func (persistedQueryRegister) ExtensionName() string                   { return "PersistedQueryRegister" }
 func (persistedQueryRegister) Validate(graphql.ExecutableSchema) error { return nil }
 
+// persistedQueryOf reads a request's extensions.persistedQuery: the hash,
+// whether the request has one, and what is wrong with it ("" when
+// nothing is: a well-formed hash that, when the document comes with it,
+// is the document's own).
+func persistedQueryOf(params *graphql.RawParams) (hash string, present bool, wrong string) {
+	ext, ok := params.Extensions["persistedQuery"]
+	if !ok || ext == nil {
+		return "", false, ""
+	}
+	const shape = `extensions.persistedQuery must be {"version": 1, "sha256Hash": "…"}, the hash being the SHA-256 of the query in 64 lower-case hexadecimal digits`
+	m, ok := ext.(map[string]any)
+	if !ok {
+		return "", true, shape
+	}
+	if v, _ := m["version"].(json.Number); v != "1" {
+		return "", true, `extensions.persistedQuery.version must be 1, the one version this server knows: {"version": 1, "sha256Hash": "…"}`
+	}
+	hash, _ = m["sha256Hash"].(string)
+	if _, err := hex.DecodeString(hash); err != nil || len(hash) != 2*sha256.Size || strings.ToLower(hash) != hash {
+		return "", true, shape
+	}
+	if params.Query != "" {
+		if sum := sha256.Sum256([]byte(params.Query)); hex.EncodeToString(sum[:]) != hash {
+			return "", true, "extensions.persistedQuery.sha256Hash is not the SHA-256 of the query; " +
+				"send the query's own hash, or leave the query out to run one sent before with that hash"
+		}
+	}
+	return hash, true, ""
+}
+
 // MutateOperationParameters fills in the document of a known hash, and
 // checks the hash of a document sent with one.
 func (l persistedQueryLookup) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
-	ext, ok := params.Extensions["persistedQuery"]
-	if !ok || ext == nil {
+	hash, present, wrong := persistedQueryOf(params)
+	switch {
+	case !present:
 		return nil
+	case wrong != "":
+		return &gqlerror.Error{Message: wrong, Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}}
 	}
-	m, _ := ext.(map[string]any)
-	hash, _ := m["sha256Hash"].(string)
-	version, _ := m["version"].(json.Number)
-	if f, _ := m["version"].(float64); f == 1 {
-		version = "1"
-	}
-	if hash == "" || version != "1" {
-		return gqlerror.Errorf(`extensions.persistedQuery must be {"version": 1, "sha256Hash": "<hex SHA-256 of the document>"}`)
-	}
-	pq := &persistedQuery{hash: hash}
-	if params.Query == "" {
+	pq := &persistedQuery{hash: hash, sent: params.Query != ""}
+	if !pq.sent {
+		var ok bool
 		if params.Query, ok = l.cache.Get(ctx, hash); !ok {
-			err := gqlerror.Errorf("the server does not know the persisted query %s; send it again with its document", hash)
-			errcode.Set(err, CodePersistedQueryNotFound)
+			// The message is the one Apollo's clients look for.
+			err := gqlerror.Errorf("PersistedQueryNotFound")
+			errcode.Set(err, codePersistedQueryNotFound)
 			return err
 		}
-	} else {
-		sum := sha256.Sum256([]byte(params.Query))
-		if hex.EncodeToString(sum[:]) != hash {
-			return gqlerror.Errorf("extensions.persistedQuery.sha256Hash is not the SHA-256 of the document sent with it (lowercase hex)")
-		}
-		pq.sent = true
 	}
 	graphql.GetOperationContext(ctx).Stats.SetExtension(persistedQueryStats, pq)
 	return nil

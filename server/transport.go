@@ -169,15 +169,11 @@ func operationErrorStatus(errs gqlerror.List, media string) int {
 	switch {
 	case media == mediaJSON:
 		return http.StatusOK
-	case len(errs) > 0 && errs[0].Extensions["code"] == errPersistedQueryNotFound:
+	case len(errs) > 0 && errs[0].Extensions["code"] == codePersistedQueryNotFound:
 		return http.StatusNotFound
 	}
 	return http.StatusBadRequest
 }
-
-// errPersistedQueryNotFound is the code gqlgen gives a hash it does not
-// hold.
-const errPersistedQueryNotFound = "PERSISTED_QUERY_NOT_FOUND"
 
 // setContentType sets the answer's media type, with its charset.
 func setContentType(w http.ResponseWriter, media string) {
