@@ -260,10 +260,9 @@ func (c *wsConn) handle(m wsMessage, start time.Time) bool {
 			op.stop()
 		}
 		return true
-	case "subscribe":
+	default: // "subscribe", the last type parseWSMessage lets through
 		return c.subscribe(m, start)
 	}
-	panic("parseWSMessage let through message type " + m.typ)
 }
 
 // subscribe starts the operation of a subscribe message; false when the
@@ -290,7 +289,7 @@ func (c *wsConn) subscribe(m wsMessage, start time.Time) bool {
 	if len(c.ops) >= c.t.maxOperations {
 		c.mu.Unlock()
 		err := &graph.Error{Code: graph.CodeBadUserInput, Reason: ReasonSubscriptionLimit, Message: fmt.Sprintf(
-			"this connection runs %d operations already, the most one websocket may run at once; complete one (or open another connection) first",
+			"too many operations on this websocket: at most %d may run at once; complete one (or open another connection) first",
 			c.t.maxOperations)}
 		resp := c.exec.DispatchError(c.opsCtx, gqlerror.List{gqlerror.Wrap(err)})
 		return c.send(m.id, "error", func(b *bytes.Buffer) { writeErrors(b, resp.Errors) }) == nil

@@ -479,7 +479,7 @@ func TestWebsocketSubscriptionCap(t *testing.T) {
 	w.subscribe("c", endless, nil)
 	errs := gqlErrors(t, w.expect("error", "c"))
 	e := errs[0]
-	if e.Extensions["code"] != "BAD_USER_INPUT" || e.Extensions["reason"] != server.ReasonSubscriptionLimit || !strings.Contains(e.Message, "2 operations") {
+	if e.Extensions["code"] != "BAD_USER_INPUT" || e.Extensions["reason"] != server.ReasonSubscriptionLimit || !strings.Contains(e.Message, "at most 2 ") {
 		t.Errorf("over the cap: %+v; want BAD_USER_INPUT, %s, the cap in the message", e, server.ReasonSubscriptionLimit)
 	}
 	w.alive()
