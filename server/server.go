@@ -68,9 +68,10 @@ type Config struct {
 	// RATE_LIMITED with Retry-After.
 	RateLimit float64
 	RateBurst int
-	// WSMaxConnections bounds the websockets open at once (default 500,
-	// well below the usual limit of 1024 open files); past it an upgrade
-	// is refused before it happens, with 503 UNAVAILABLE and Retry-After.
+	// WSMaxConnections bounds the websockets open at once (default 500;
+	// each holds a socket, an open file, and a few goroutines); past it
+	// an upgrade is refused before it happens, with 503 UNAVAILABLE and
+	// Retry-After.
 	WSMaxConnections int
 	// WSMaxSubscriptions bounds the operations one websocket runs at
 	// once: subscriptions, and queries and mutations not answered yet
