@@ -113,8 +113,10 @@ type SolutionEdge struct {
 	Cursor string `json:"cursor"`
 }
 
-// Live updates over a websocket at /graphql (subprotocols graphql-transport-ws
-// and graphql-ws).
+// Live updates over a websocket at /graphql, speaking the GraphQL over
+// WebSocket protocol (subprotocol `graphql-transport-ws`, as the graphql-ws
+// client does; the older `graphql-ws` subprotocol is refused with close code
+// 4406).
 type Subscription struct {
 }
 

@@ -27,7 +27,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
-	"github.com/coder/websocket"
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -44,7 +43,8 @@ type Config struct {
 	// subscriptions); resolvers see it as their context's deadline
 	// (default 10s).
 	RequestTimeout time.Duration
-	// MaxBodyBytes bounds a POST body (default 1 MiB); larger is 413.
+	// MaxBodyBytes bounds a POST body (default 1 MiB); larger is 413. It
+	// bounds a websocket message too: larger closes the socket (1009).
 	MaxBodyBytes int64
 	// ReadHeaderTimeout bounds the reading of a request's headers
 	// (default 5s), ReadTimeout that of the whole request, body included
@@ -87,6 +87,26 @@ type Config struct {
 	// RATE_LIMITED with Retry-After.
 	RateLimit float64
 	RateBurst int
+	// WSMaxConnections bounds the websockets open at once (default 500;
+	// each holds a socket, an open file, and a few goroutines); past it
+	// an upgrade is refused before it happens, with 503 UNAVAILABLE and
+	// Retry-After.
+	WSMaxConnections int
+	// WSMaxSubscriptions bounds the operations one websocket runs at
+	// once: subscriptions, and queries and mutations not answered yet
+	// (default 10). Past it a subscribe gets an "error" message
+	// (BAD_USER_INPUT, reason SUBSCRIPTION_LIMIT_EXCEEDED); the
+	// connection stays.
+	WSMaxSubscriptions int
+	// WSInitTimeout is how long a new websocket has to send its
+	// connection_init (default 5s); past it the socket is closed with
+	// 4408.
+	WSInitTimeout time.Duration
+	// WSPingInterval is how often the server pings each websocket
+	// (default 15s), WSPongTimeout how long it waits for the pong, or for
+	// the peer to take a message (default 10s), before it drops the
+	// connection as dead.
+	WSPingInterval, WSPongTimeout time.Duration
 	// OnOperation, when set, is told how each GraphQL query and mutation
 	// went (for metrics).
 	OnOperation func(Operation)
@@ -137,6 +157,21 @@ func (c *Config) setDefaults() {
 	}
 	if c.APQCacheBytes <= 0 {
 		c.APQCacheBytes = 8 << 20
+	}
+	if c.WSMaxConnections <= 0 {
+		c.WSMaxConnections = 500
+	}
+	if c.WSMaxSubscriptions <= 0 {
+		c.WSMaxSubscriptions = 10
+	}
+	if c.WSInitTimeout <= 0 {
+		c.WSInitTimeout = 5 * time.Second
+	}
+	if c.WSPingInterval <= 0 {
+		c.WSPingInterval = 15 * time.Second
+	}
+	if c.WSPongTimeout <= 0 {
+		c.WSPongTimeout = 10 * time.Second
 	}
 	if c.CacheMaxAge <= 0 {
 		c.CacheMaxAge = 24 * time.Hour
@@ -209,9 +244,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // /) to the server's mux; see http.ServeMux for patterns.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
-// Close ends the running subscriptions (each gets its "complete"
-// message). Call it when shutting down, beside http.Server.Shutdown, which
-// waits for plain requests but not for websockets.
+// Close ends the running subscriptions: every websocket is closed with
+// 1001 (going away). Call it when shutting down, beside
+// http.Server.Shutdown, which waits for plain requests but not for
+// websockets.
 func (s *Server) Close() { s.close() }
 
 // Resolver returns the root resolver, with its options in effect.
@@ -224,28 +260,7 @@ func (s *Server) newGraphQL() *handler.Server {
 	schema := graph.NewSchema(s.resolver)
 	srv := handler.New(schema)
 
-	var origins []string
-	for _, o := range cfg.CORSOrigins {
-		if o == "*" {
-			o = "*://*"
-		}
-		origins = append(origins, o)
-	}
-	srv.AddTransport(transport.Websocket{
-		Implementation: transport.CoderWebsocketImplementation{
-			AcceptOptions: websocket.AcceptOptions{OriginPatterns: origins},
-		},
-		KeepAlivePingInterval: 10 * time.Second,
-		InitTimeout:           10 * time.Second,
-		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			// A websocket client sends its token in the init message
-			// ({"Authorization": "Bearer …"}) or on the upgrade request.
-			if tok := bearer(p.Authorization()); tok != "" {
-				ctx = graph.WithBearerToken(ctx, tok)
-			}
-			return ctx, &p, nil
-		},
-	})
+	srv.AddTransport(s.newWebsocketTransport()) // graphql-transport-ws (websocket.go)
 	srv.AddTransport(transport.Options{AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions}})
 	// GraphQL over HTTP, as transport.GET and transport.POST do it but to
 	// the letter of the spec, with messages that say what is allowed, and

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,10 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/coder/websocket"
-	"github.com/coder/websocket/wsjson"
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
@@ -274,72 +269,6 @@ func TestAdminToken(t *testing.T) {
 	r = on.Post(t, apitest.Request{Query: `mutation { precompute(n: 99) { n } }`}, "Authorization", "bearer s3cret")
 	if r.Code() != "BAD_USER_INPUT" {
 		t.Errorf("n out of range with the right token: %s", r.Raw)
-	}
-}
-
-// TestSubscriptionProtocols subscribes over both websocket subprotocols.
-// Without a store the board cannot change, so boardProgress sends it once
-// and completes; following a board while workers run needs the store.
-func TestSubscriptionProtocols(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	wsURL := "ws" + strings.TrimPrefix(b.URL, "http")
-	const sub = `subscription { boardProgress(n: 8) { n state total progress { fraction } } }`
-	want := `{"boardProgress":{"n":8,"state":"UNKNOWN","total":"` + strconv.FormatUint(oeis.MustLoad(t)[8].Total, 10) + `","progress":{"fraction":0}}}`
-
-	type msg struct {
-		ID      string          `json:"id,omitempty"`
-		Type    string          `json:"type"`
-		Payload json.RawMessage `json:"payload,omitempty"`
-	}
-	for _, proto := range []struct{ name, subscribe, next string }{
-		{"graphql-transport-ws", "subscribe", "next"},
-		{"graphql-ws", "start", "data"},
-	} {
-		t.Run(proto.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			c, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{proto.name}, HTTPClient: b.HTTP})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.CloseNow()
-			if resp.Header.Get("Sec-WebSocket-Protocol") != proto.name {
-				t.Fatalf("subprotocol %q", resp.Header.Get("Sec-WebSocket-Protocol"))
-			}
-			read := func() msg {
-				for {
-					var m msg
-					if err := wsjson.Read(ctx, c, &m); err != nil {
-						t.Fatal(err)
-					}
-					if m.Type != "ka" && m.Type != "ping" && m.Type != "pong" {
-						return m
-					}
-				}
-			}
-			if err := wsjson.Write(ctx, c, msg{Type: "connection_init", Payload: json.RawMessage(`{}`)}); err != nil {
-				t.Fatal(err)
-			}
-			if m := read(); m.Type != "connection_ack" {
-				t.Fatalf("after init: %+v", m)
-			}
-			payload, _ := json.Marshal(map[string]string{"query": sub})
-			if err := wsjson.Write(ctx, c, msg{ID: "1", Type: proto.subscribe, Payload: payload}); err != nil {
-				t.Fatal(err)
-			}
-			m := read()
-			var p struct {
-				Data   json.RawMessage
-				Errors []any
-			}
-			if err := json.Unmarshal(m.Payload, &p); err != nil || m.Type != proto.next || m.ID != "1" || string(p.Data) != want {
-				t.Fatalf("first message: %+v %s; want data %s", m, m.Payload, want)
-			}
-			if m := read(); m.Type != "complete" || m.ID != "1" {
-				t.Fatalf("then: %+v, want complete", m)
-			}
-		})
 	}
 }
 

@@ -56,6 +56,11 @@ var serveEnv = []envFlag{
 	{"max-header-bytes", "NQUEENS_MAX_HEADER_BYTES"},
 	{"max-connections", "NQUEENS_MAX_CONNECTIONS"},
 	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT"},
+	{"ws-max-connections", "NQUEENS_WS_MAX_CONNECTIONS"},
+	{"ws-max-subscriptions", "NQUEENS_WS_MAX_SUBSCRIPTIONS"},
+	{"ws-init-timeout", "NQUEENS_WS_INIT_TIMEOUT"},
+	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL"},
+	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT"},
 	{"migrate", "NQUEENS_MIGRATE"},
 }
 
@@ -96,6 +101,11 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	adminToken := fs.String("admin-token", "", "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
 	rateLimit := fs.Float64("rate-limit", 0, "requests a second each client (remote IP address) may make to /graphql; 0: no limit ($NQUEENS_RATE_LIMIT)")
 	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once, above --rate-limit ($NQUEENS_RATE_BURST)")
+	wsMaxConns := fs.Int("ws-max-connections", 500, "websockets open at once; past it an upgrade is refused with 503 ($NQUEENS_WS_MAX_CONNECTIONS)")
+	wsMaxSubs := fs.Int("ws-max-subscriptions", 10, "operations one websocket may run at once (subscriptions, queries not answered yet) ($NQUEENS_WS_MAX_SUBSCRIPTIONS)")
+	wsInit := fs.Duration("ws-init-timeout", 5*time.Second, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
+	wsPing := fs.Duration("ws-ping-interval", 15*time.Second, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")
+	wsPong := fs.Duration("ws-pong-timeout", 10*time.Second, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
@@ -131,6 +141,8 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		{"max-header-bytes", int64(*maxHeader), 4096},
 		{"max-connections", int64(*maxConns), 16},
 		{"rate-burst", int64(*rateBurst), 1},
+		{"ws-max-connections", int64(*wsMaxConns), 1},
+		{"ws-max-subscriptions", int64(*wsMaxSubs), 1},
 	} {
 		if c.v < c.min {
 			return usagef("%s must be at least %d, got %d", setting(c.name), c.min, c.v)
@@ -154,6 +166,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		{"write-timeout", *writeTimeout},
 		{"idle-timeout", *idleTimeout},
 		{"solver-budget", *solverBudget},
+		{"ws-init-timeout", *wsInit},
+		{"ws-ping-interval", *wsPing},
+		{"ws-pong-timeout", *wsPong},
 	} {
 		if d.v <= 0 {
 			return usagef("%s must be positive, got %s", setting(d.name), d.v)
@@ -238,6 +253,12 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		RateBurst:         *rateBurst,
 		OnOperation:       m.Operation,
 		Logger:            logger,
+
+		WSMaxConnections:   *wsMaxConns,
+		WSMaxSubscriptions: *wsMaxSubs,
+		WSInitTimeout:      *wsInit,
+		WSPingInterval:     *wsPing,
+		WSPongTimeout:      *wsPong,
 	}
 	if cfg.Graph.CountMaxN == 0 {
 		cfg.Graph.CountMaxN = -1 // 0 on the command line: never count on the spot

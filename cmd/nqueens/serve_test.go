@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -185,6 +187,69 @@ func TestServe(t *testing.T) {
 			}
 			s.stop(t)
 		})
+	}
+}
+
+// TestServeWebsocketLimits: the websocket settings reach the server: the
+// init timeout and the connection cap set by environment variable, the
+// operations cap by flag.
+func TestServeWebsocketLimits(t *testing.T) {
+	t.Parallel()
+	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"),
+		"NQUEENS_WS_INIT_TIMEOUT=300ms", "NQUEENS_WS_MAX_CONNECTIONS=1"}
+	s := startServe(t, env, "--ws-max-subscriptions", "1")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	wsURL := "ws" + strings.TrimPrefix(s.url, "http")
+	dial := func() (*websocket.Conn, *http.Response, error) {
+		return websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	}
+
+	silent, _, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.CloseNow()
+	start := time.Now()
+	if _, _, err := silent.Read(ctx); websocket.CloseStatus(err) != 4408 || time.Since(start) > 4*time.Second {
+		t.Fatalf("a silent websocket: %v after %s; want close 4408 after 300ms", err, time.Since(start))
+	}
+
+	var c *websocket.Conn
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, _, err = dial(); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no websocket accepted once the silent one closed: %v", err)
+		}
+	}
+	defer c.CloseNow()
+	if other, resp, err := dial(); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		if other != nil {
+			other.CloseNow()
+		}
+		t.Fatalf("a second websocket with NQUEENS_WS_MAX_CONNECTIONS=1: %v, %+v; want 503", err, resp)
+	}
+	endless := `{"query":"subscription { boardProgress(n: 10) { n } }"}`
+	for _, m := range []string{`{"type":"connection_init"}`, `{"id":"a","type":"subscribe","payload":` + endless + `}`, `{"id":"b","type":"subscribe","payload":` + endless + `}`} {
+		if err := c.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for len(got) < 3 {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		got = append(got, string(msg))
+	}
+	// a's first board and b's refusal come in either order.
+	all := strings.Join(got, "\n")
+	if !strings.Contains(got[0], "connection_ack") || !strings.Contains(all, `"id":"a","type":"next"`) ||
+		!strings.Contains(all, `"id":"b","type":"error"`) || !strings.Contains(all, "SUBSCRIPTION_LIMIT_EXCEEDED") {
+		t.Errorf("messages %q; want the ack, a's first board, and an error for b (--ws-max-subscriptions 1)", got)
 	}
 }
 
