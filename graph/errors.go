@@ -137,9 +137,6 @@ func ErrorPresenter(logger *slog.Logger, timeout time.Duration) graphql.ErrorPre
 		case ext["code"] == ReasonComplexity, ext["code"] == ReasonDepth:
 			ext["reason"] = ext["code"]
 			ext["code"] = string(CodeBadUserInput)
-			if ext["reason"] == ReasonComplexity {
-				out.Message += "; ask for fewer items (first/last) or fewer nested fields"
-			}
 		case ext["code"] != nil:
 			// gqlgen's parse, validation and persisted-query codes.
 		case gerr.Err == nil:

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/nqueens/nqueens/internal/bytecache"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -49,10 +49,11 @@ type Options struct {
 	// SolverBudget is the solver time one operation may spend, all of its
 	// fields together (default 5s).
 	SolverBudget time.Duration
-	// PageCacheSize is how many pages (and as many ranks) are kept in
-	// memory; 0 turns the cache off. Pages never change once computed: the
-	// solver's are fixed, and the store's come from finished boards only.
-	PageCacheSize int
+	// PageCacheBytes bounds the memory of the pages kept (and a quarter as
+	// much for the ranks); 0 turns the caches off. Pages never change once
+	// computed: the solver's are fixed, and the store's come from finished
+	// boards only.
+	PageCacheBytes int64
 	// OnCacheLookup, when set, is told of every lookup in the page cache
 	// ("page") and in the rank cache ("rank"): hit or miss (for metrics).
 	OnCacheLookup func(cache string, hit bool)
@@ -104,8 +105,8 @@ type Resolver struct {
 	opts   Options
 	boards BoardReader
 	solver *SolverSource
-	pages  *lru.Cache[pageKey, []solver.Placement] // nil when off
-	ranks  *lru.Cache[rankKey, uint64]             // nil when off
+	pages  *bytecache.Cache[pageKey, []solver.Placement] // nil when off
+	ranks  *bytecache.Cache[rankKey, uint64]             // nil when off
 
 	countMu sync.Mutex
 	counted map[int]solver.Counts
@@ -128,6 +129,19 @@ type rankKey struct {
 	kind      Kind
 	placement string
 }
+
+// pageCost and rankCost estimate the bytes a cached page or rank takes:
+// its key, its placements (a slice header and an int a row each, rounded
+// up to Go's allocation sizes) and the cache's own entry.
+func pageCost(k pageKey, page []solver.Placement) int64 {
+	cost := int64(len(k.after)+len(k.before)) + 160 + 24*int64(len(page))
+	for _, p := range page {
+		cost += 8 * int64((len(p)+1)/2*2)
+	}
+	return cost
+}
+
+func rankCost(k rankKey, _ uint64) int64 { return int64(len(k.placement)) + 120 }
 
 func makePageKey(src Source, req PageRequest) pageKey {
 	k := pageKey{source: src, n: req.N, kind: req.Kind, limit: req.Limit, backward: req.Backward}
@@ -155,14 +169,9 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if (opts.Boards == nil) != (opts.Stored == nil) {
 		return nil, errors.New("graph: Boards and Stored come together (both from the store) or not at all")
 	}
-	if opts.PageCacheSize > 0 {
-		var err error
-		if r.pages, err = lru.New[pageKey, []solver.Placement](opts.PageCacheSize); err != nil {
-			return nil, err
-		}
-		if r.ranks, err = lru.New[rankKey, uint64](opts.PageCacheSize); err != nil {
-			return nil, err
-		}
+	if opts.PageCacheBytes > 0 {
+		r.pages = bytecache.New(opts.PageCacheBytes, pageCost)
+		r.ranks = bytecache.New(opts.PageCacheBytes/4, rankCost)
 	}
 	return r, nil
 }

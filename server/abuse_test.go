@@ -154,6 +154,31 @@ func TestAbuseMemory(t *testing.T) {
 	}
 }
 
+// TestAbusePageCache asks for 400 different pages of 1,000 solutions of
+// N=16 (about 16 MB of placements) with a page cache of 4 MiB (not run in
+// parallel: it reads the process's heap): the heap keeps less than the
+// pages.
+func TestAbusePageCache(t *testing.T) {
+	b := apitest.Setup(t, server.Config{Graph: graph.Options{PageCacheBytes: 4 << 20}})
+	before := heapAfterGC()
+	for req := range 50 {
+		var q strings.Builder
+		q.WriteString("{")
+		for i := range 8 {
+			fmt.Fprintf(&q, " p%d: solutions(n: 16, first: %d) { pageInfo { hasNextPage } }", i, 1000-req*8-i)
+		}
+		q.WriteString(" }")
+		if r := b.Post(t, apitest.Request{Query: q.String()}); r.Status != http.StatusOK || len(r.Errors) > 0 {
+			t.Fatalf("request %d: status %d: %.300s", req, r.Status, r.Raw)
+		}
+	}
+	grew := int64(heapAfterGC()) - int64(before)
+	t.Logf("400 pages of about 1,000 solutions of N=16: the heap grew by %.1f MiB", float64(grew)/(1<<20))
+	if grew > 12<<20 {
+		t.Errorf("400 pages with a page cache of 4 MiB grew the heap by %.1f MiB, want less than 12 MiB", float64(grew)/(1<<20))
+	}
+}
+
 // dial opens a raw connection to the bundle's server.
 func dial(t *testing.T, b *apitest.Bundle) net.Conn {
 	t.Helper()

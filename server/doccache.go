@@ -1,87 +1,35 @@
 package server
 
 import (
-	"container/list"
 	"context"
-	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/lexer"
+
+	"github.com/nqueens/nqueens/internal/bytecache"
 )
 
-// byteCache is an LRU cache of documents bounded by the bytes its entries
-// take, as estimated by cost, not by their number: a cache of 1,000
-// entries holds 1,000 one-megabyte documents as readily as 1,000 small
-// ones. An entry larger than an eighth of the budget is not kept, so that
-// one document cannot empty the cache. It implements graphql.Cache.
-type byteCache[V any] struct {
-	budget int64
-	cost   func(key string, v V) int64
-
-	mu    sync.Mutex
-	used  int64
-	order *list.List // of *byteEntry[V], most recently used first
-	index map[string]*list.Element
-}
-
-type byteEntry[V any] struct {
-	key  string
-	v    V
-	cost int64
+// documentCache adapts a bytecache.Cache to gqlgen's graphql.Cache, for
+// the parsed documents and the persisted queries.
+type documentCache[V any] struct {
+	*bytecache.Cache[string, V]
 }
 
 var (
-	_ graphql.Cache[*ast.QueryDocument] = (*byteCache[*ast.QueryDocument])(nil)
-	_ graphql.Cache[string]             = (*byteCache[string])(nil)
+	_ graphql.Cache[*ast.QueryDocument] = documentCache[*ast.QueryDocument]{}
+	_ graphql.Cache[string]             = documentCache[string]{}
 )
 
-func newByteCache[V any](budget int64, cost func(key string, v V) int64) *byteCache[V] {
-	return &byteCache[V]{budget: budget, cost: cost, order: list.New(), index: map[string]*list.Element{}}
+func newDocumentCache[V any](budget int64, cost func(string, V) int64) documentCache[V] {
+	return documentCache[V]{bytecache.New(budget, cost)}
 }
 
 // Get implements graphql.Cache.
-func (c *byteCache[V]) Get(_ context.Context, key string) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.index[key]; ok {
-		c.order.MoveToFront(el)
-		return el.Value.(*byteEntry[V]).v, true
-	}
-	var zero V
-	return zero, false
-}
+func (c documentCache[V]) Get(_ context.Context, key string) (V, bool) { return c.Cache.Get(key) }
 
 // Add implements graphql.Cache.
-func (c *byteCache[V]) Add(_ context.Context, key string, v V) {
-	cost := c.cost(key, v)
-	if cost > c.budget/8 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.index[key]; ok {
-		c.remove(el)
-	}
-	c.index[key] = c.order.PushFront(&byteEntry[V]{key: key, v: v, cost: cost})
-	c.used += cost
-	for c.used > c.budget {
-		c.remove(c.order.Back())
-	}
-}
-
-func (c *byteCache[V]) remove(el *list.Element) {
-	e := c.order.Remove(el).(*byteEntry[V])
-	delete(c.index, e.key)
-	c.used -= e.cost
-}
-
-// Used returns the bytes the entries take, by their estimates.
-func (c *byteCache[V]) Used() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
-}
+func (c documentCache[V]) Add(_ context.Context, key string, v V) { c.Cache.Add(key, v) }
 
 // astBytesPerToken is about what a parsed document takes in memory per
 // token of its text (measured: 30 to 110 bytes a token, list values the

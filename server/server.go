@@ -272,8 +272,8 @@ func (s *Server) newGraphQL() *handler.Server {
 	// (graph.DocumentLimits), its operation before it runs
 	// (graph.ComplexityLimit); only what passed both is cached, as parsed
 	// document and as persisted query.
-	docs := newByteCache(cfg.QueryCacheBytes, documentCost)
-	persisted := persistedQueries{cache: newByteCache(cfg.APQCacheBytes, persistedQueryCost)}
+	docs := newDocumentCache(cfg.QueryCacheBytes, documentCost)
+	persisted := persistedQueries{cache: newDocumentCache(cfg.APQCacheBytes, persistedQueryCost)}
 	srv.SetQueryCache(docs)
 	srv.SetParserTokenLimit(cfg.MaxTokens)
 	srv.Use(extension.Introspection{})

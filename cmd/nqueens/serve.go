@@ -39,7 +39,7 @@ var serveEnv = []envFlag{
 	{"request-timeout", "NQUEENS_REQUEST_TIMEOUT"},
 	{"cors-origins", "NQUEENS_CORS_ORIGINS"},
 	{"count-max-n", "NQUEENS_COUNT_MAX_N"},
-	{"page-cache", "NQUEENS_PAGE_CACHE"},
+	{"page-cache-bytes", "NQUEENS_PAGE_CACHE_BYTES"},
 	{"max-body-bytes", "NQUEENS_MAX_BODY_BYTES"},
 	{"complexity-limit", "NQUEENS_COMPLEXITY_LIMIT"},
 	{"depth-limit", "NQUEENS_DEPTH_LIMIT"},
@@ -80,7 +80,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	timeout := fs.Duration("request-timeout", 10*time.Second, "time budget of each request, e.g. 10s ($NQUEENS_REQUEST_TIMEOUT)")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or * ($NQUEENS_CORS_ORIGINS); none: same origin only")
 	countMaxN := fs.Int("count-max-n", 15, "largest N counted on the spot when the store has no counts ($NQUEENS_COUNT_MAX_N)")
-	pageCache := fs.Int("page-cache", 10000, "pages kept in memory; 0 turns the cache off ($NQUEENS_PAGE_CACHE)")
+	pageCache := fs.Int64("page-cache-bytes", 64<<20, "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off ($NQUEENS_PAGE_CACHE_BYTES)")
 	maxBody := fs.Int64("max-body-bytes", 1<<20, "largest request body ($NQUEENS_MAX_BODY_BYTES)")
 	complexity := fs.Int("complexity-limit", 20000, "largest query complexity: a page's items count first/last times ($NQUEENS_COMPLEXITY_LIMIT)")
 	depth := fs.Int("depth-limit", 10, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
@@ -129,7 +129,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}{
 		{"max-page-size", int64(*maxPage), 1},
 		{"count-max-n", int64(*countMaxN), 0},
-		{"page-cache", int64(*pageCache), 0},
+		{"page-cache-bytes", *pageCache, 0},
 		{"max-body-bytes", *maxBody, 1024},
 		{"complexity-limit", int64(*complexity), 1},
 		{"depth-limit", int64(*depth), 1},
@@ -223,16 +223,16 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 
 	cfg := server.Config{
 		Graph: graph.Options{
-			Boards:        stored,
-			Stored:        stored,
-			AdminToken:    *adminToken,
-			MaxPageSize:   *maxPage,
-			CountMaxN:     *countMaxN,
-			PageCacheSize: *pageCache,
-			SolverBudget:  *solverBudget,
-			SolverSlots:   *solverSlots,
-			OnCacheLookup: m.CacheLookup,
-			Logger:        logger,
+			Boards:         stored,
+			Stored:         stored,
+			AdminToken:     *adminToken,
+			MaxPageSize:    *maxPage,
+			CountMaxN:      *countMaxN,
+			PageCacheBytes: *pageCache,
+			SolverBudget:   *solverBudget,
+			SolverSlots:    *solverSlots,
+			OnCacheLookup:  m.CacheLookup,
+			Logger:         logger,
 		},
 		RequestTimeout:    *timeout,
 		MaxBodyBytes:      *maxBody,

@@ -61,7 +61,7 @@ func BenchmarkSolutionsN16(b *testing.B) {
 
 	src := graphstore.New(st)
 	srv := apitest.Setup(b, server.Config{
-		Graph:  graph.Options{Boards: src, Stored: src, PageCacheSize: 0},
+		Graph:  graph.Options{Boards: src, Stored: src, PageCacheBytes: 0},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	const total = 14_772_512

@@ -1,0 +1,79 @@
+// Package bytecache is a least-recently-used cache bounded by the bytes
+// its entries take, not by their number: a cache of 1,000 entries holds
+// 1,000 one-megabyte entries as readily as 1,000 small ones, and a
+// server's memory is what needs a bound.
+package bytecache
+
+import (
+	"container/list"
+	"sync"
+)
+
+// Cache is an LRU cache whose entries' costs, as its cost function
+// estimates them in bytes, add up to at most its budget. An entry that
+// would take more than an eighth of the budget is not kept, so that one
+// entry cannot empty the cache. It is safe for concurrent use.
+type Cache[K comparable, V any] struct {
+	budget int64
+	cost   func(K, V) int64
+
+	mu    sync.Mutex
+	used  int64
+	order *list.List // of *entry[K, V], most recently used first
+	index map[K]*list.Element
+}
+
+type entry[K comparable, V any] struct {
+	key  K
+	v    V
+	cost int64
+}
+
+// New returns a cache of budget bytes whose entries cost what cost says.
+func New[K comparable, V any](budget int64, cost func(K, V) int64) *Cache[K, V] {
+	return &Cache[K, V]{budget: budget, cost: cost, order: list.New(), index: map[K]*list.Element{}}
+}
+
+// Get returns the value kept for key, if any.
+func (c *Cache[K, V]) Get(key K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.index[key]; ok {
+		c.order.MoveToFront(el)
+		return el.Value.(*entry[K, V]).v, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Add keeps v for key, forgetting the least recently used entries as the
+// budget needs.
+func (c *Cache[K, V]) Add(key K, v V) {
+	cost := c.cost(key, v)
+	if cost > c.budget/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.index[key]; ok {
+		c.remove(el)
+	}
+	c.index[key] = c.order.PushFront(&entry[K, V]{key: key, v: v, cost: cost})
+	c.used += cost
+	for c.used > c.budget {
+		c.remove(c.order.Back())
+	}
+}
+
+func (c *Cache[K, V]) remove(el *list.Element) {
+	e := c.order.Remove(el).(*entry[K, V])
+	delete(c.index, e.key)
+	c.used -= e.cost
+}
+
+// Used returns the bytes the entries take, by their costs.
+func (c *Cache[K, V]) Used() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
