@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/nqueens/nqueens/internal/testgate"
 )
 
 // TestGraphQLOverHTTPAudit runs the graphql-http package's server audits
@@ -23,12 +25,11 @@ func TestGraphQLOverHTTPAudit(t *testing.T) {
 		_, err = os.Stat(filepath.Join(dir, "node_modules", "graphql-http", "package.json"))
 	}
 	if err != nil {
-		msg := "the GraphQL-over-HTTP audit needs node and its packages (" + err.Error() + "); " +
-			"install Node.js and npm (apt-get install -y nodejs npm), then run: npm ci --prefix server/testdata/graphql-http"
-		if os.Getenv("NQUEENS_REQUIRE_HTTP_AUDIT") == "1" {
-			t.Fatal(msg + " (required here: NQUEENS_REQUIRE_HTTP_AUDIT=1)")
-		}
-		t.Skip(msg)
+		testgate.Suite{
+			Name:    "the GraphQL-over-HTTP audit",
+			Require: "NQUEENS_REQUIRE_HTTP_AUDIT",
+			Enable:  "install Node.js and npm (apt-get install -y nodejs npm), then run: npm ci --prefix server/testdata/graphql-http",
+		}.Missing(t, "it needs node and its packages ("+err.Error()+")")
 	}
 
 	b := setup(t)

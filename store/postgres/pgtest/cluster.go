@@ -39,10 +39,7 @@ func NewCluster(tb testing.TB) *Cluster {
 	tb.Helper()
 	bin, err := serverPrograms()
 	if err != nil {
-		if os.Getenv("NQUEENS_REQUIRE_POSTGRES") == "1" {
-			tb.Fatalf("NQUEENS_REQUIRE_POSTGRES=1 but %v", err)
-		}
-		tb.Skipf("skipping a test that needs a Postgres cluster of its own: %v", err)
+		Suite.Missing(tb, "a test that runs a Postgres cluster of its own needs Postgres's server programs: "+err.Error())
 	}
 	// Not tb.TempDir: its parent is private to the test's user (root),
 	// and the postgres user must reach the folder.

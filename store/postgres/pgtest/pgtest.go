@@ -14,17 +14,25 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/nqueens/nqueens/internal/testgate"
 )
+
+// Suite is the Postgres tests: those on the test server, and those that
+// run a cluster of their own.
+var Suite = testgate.Suite{
+	Name:    "the Postgres tests",
+	Require: "NQUEENS_REQUIRE_POSTGRES",
+	Enable: "set NQUEENS_TEST_DATABASE_URL to a database the tests may create schemas in, " +
+		"e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable (README, \"Tests\")",
+}
 
 // ServerURL is the test server's URL, or a skip (or failure) without one.
 func ServerURL(tb testing.TB) string {
 	tb.Helper()
 	u := os.Getenv("NQUEENS_TEST_DATABASE_URL")
 	if u == "" {
-		if os.Getenv("NQUEENS_REQUIRE_POSTGRES") == "1" {
-			tb.Fatal("NQUEENS_REQUIRE_POSTGRES=1 but NQUEENS_TEST_DATABASE_URL is unset")
-		}
-		tb.Skip("NQUEENS_TEST_DATABASE_URL is unset: skipping the Postgres tests")
+		Suite.Missing(tb, "NQUEENS_TEST_DATABASE_URL is unset")
 	}
 	return u
 }
