@@ -121,13 +121,33 @@ func (s *session) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// wait polls a JavaScript predicate until it holds.
+// wait polls a JavaScript predicate until it holds. A poll that loses its
+// page (a navigation replaced the document under it) starts again on the
+// new one.
 func (s *session) wait(what, predicate string) {
 	s.t.Helper()
-	if _, err := chromedp.Run(s.ctx, chromedp.Poll[chromedp.Void](predicate,
-		chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(25*time.Millisecond))); err != nil {
-		s.fail("waiting until %s (%s): %v", what, predicate, err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := chromedp.Run(s.ctx, chromedp.Poll[chromedp.Void](predicate,
+			chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(25*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		if !lostPage(err) || time.Now().After(deadline) {
+			s.fail("waiting until %s (%s): %v", what, predicate, err)
+		}
 	}
+}
+
+// lostPage reports whether an evaluation failed because its document went
+// away under it, as DevTools words it.
+func lostPage(err error) bool {
+	for _, m := range []string{"Cannot find context with specified id", "Execution context was destroyed", "Inspected target navigated or closed"} {
+		if strings.Contains(err.Error(), m) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitText waits until the element's text is want.
@@ -198,6 +218,179 @@ func (s *session) url() string {
 	return u
 }
 
+// noError fails the test when the error banner is shown.
+func (s *session) noError(when string) {
+	s.t.Helper()
+	var hidden bool
+	s.eval(`document.querySelector('#error').hidden`, &hidden)
+	if !hidden {
+		s.fail("%s the page shows an error", when)
+	}
+}
+
+// placementWords writes a placement as the cards do: its columns as
+// numbers, spaced.
+func placementWords(p solver.Placement) string {
+	return strings.ReplaceAll(placementText(p), ",", " ")
+}
+
+// firstSolutions is the first k solutions of N in the listing's order.
+func firstSolutions(n, k int) []solver.Placement {
+	var out []solver.Placement
+	for p := range solver.All(n) {
+		out = append(out, p.Clone())
+		if len(out) == k {
+			break
+		}
+	}
+	return out
+}
+
+// checkPlacements checks the boards on screen: want, in order, ranked
+// from firstRank (0: ranks unknown), their columns written as numbers.
+func (s *session) checkPlacements(want []solver.Placement, firstRank int) {
+	s.t.Helper()
+	var shown []struct {
+		Placement string `json:"placement"`
+		Rank      string `json:"rank"`
+		Words     string `json:"words"`
+	}
+	s.eval(`[...document.querySelectorAll('#boards .card')].map((b) => ({placement: b.dataset.placement, rank: b.dataset.rank, words: b.querySelector('.placement').textContent}))`, &shown)
+	if len(shown) != len(want) {
+		s.fail("%d boards on screen, want %d", len(shown), len(want))
+	}
+	for i, c := range shown {
+		rank := ""
+		if firstRank > 0 {
+			rank = strconv.Itoa(firstRank + i)
+		}
+		if c.Placement != placementText(want[i]) || c.Rank != rank || c.Words != placementWords(want[i]) {
+			s.fail("board %d shows %s (%q) as #%s, want %s (%q) as #%s", i, c.Placement, c.Words, c.Rank, placementText(want[i]), placementWords(want[i]), rank)
+		}
+	}
+}
+
+// threatened is what the try-it board should mark for the queens of cols
+// (-1: none in that row): the empty squares and the queens that a queen
+// of another row attacks, top row first.
+func threatened(cols []int) (squares, queens [][2]int) {
+	n := len(cols)
+	for r := range n {
+		for c := range n {
+			hit := false
+			for r2, c2 := range cols {
+				if c2 >= 0 && r2 != r && (c2 == c || c2-c == r2-r || c2-c == r-r2) {
+					hit = true
+				}
+			}
+			switch {
+			case hit && cols[r] == c:
+				queens = append(queens, [2]int{r, c})
+			case hit:
+				squares = append(squares, [2]int{r, c})
+			}
+		}
+	}
+	return squares, queens
+}
+
+// waitMarks waits until the try-it board marks what threatened says.
+func (s *session) waitMarks(cols []int) {
+	s.t.Helper()
+	squares, queens := threatened(cols)
+	want, err := json.Marshal([2][][2]int{append([][2]int{}, squares...), append([][2]int{}, queens...)})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.wait(fmt.Sprintf("the board %v marks %s", cols, want), fmt.Sprintf(`JSON.stringify(['.sq.hit', '.sq.clash'].map((sel) =>
+		[...document.querySelectorAll('#vboard ' + sel)].map((b) => [Number(b.dataset.r), Number(b.dataset.c)]))) === %q`, want))
+}
+
+// placeQueen clicks square (r, c) of the try-it board, which puts the
+// queen of row r there or takes it away, and waits for the marks.
+func (s *session) placeQueen(cols []int, r, c int) {
+	s.t.Helper()
+	s.do(fmt.Sprintf("clicking row %d column %d", r, c), chromedp.Click(fmt.Sprintf(`#vboard [data-r="%d"][data-c="%d"]`, r, c)))
+	if cols[r] == c {
+		cols[r] = -1
+	} else {
+		cols[r] = c
+	}
+	s.waitMarks(cols)
+}
+
+// startBrowser starts headless Chromium on a tab of its own, collecting
+// the page's console errors, and returns the session on base. The browser
+// ends with the test.
+func startBrowser(t *testing.T, chromium, base string) *session {
+	t.Helper()
+	shotDir := os.Getenv("NQUEENS_SCREENSHOT_DIR")
+	if shotDir == "" {
+		shotDir = t.TempDir()
+	} else if err := os.MkdirAll(shotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// The flags keep Chromium off the network: this machine has none but
+	// loopback, and Chromium's background lookups would only fail.
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 940),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+	)
+	t.Cleanup(cancelAlloc)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelTab)
+	// The first action starts the browser, which lives as long as that
+	// action's context: run it on the tab's own.
+	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(1280, 940)); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+
+	s := &session{t: t, ctx: tabCtx, base: base, shotDir: shotDir}
+	messages := chromedp.Console(tabCtx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() || m.Type == chromedp.ConsoleError {
+				s.mu.Lock()
+				s.problems = append(s.problems, m.String()+" ("+m.URL+")")
+				s.mu.Unlock()
+			}
+		}
+	}()
+	return s
+}
+
+// checkConsole fails the test when the page wrote errors to the console.
+func (s *session) checkConsole() {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.problems) > 0 {
+		s.t.Fatalf("the page wrote errors to the console:\n  %s", strings.Join(s.problems, "\n  "))
+	}
+}
+
 func TestViewerInBrowser(t *testing.T) {
 	chromium := findBrowser(t)
 	ref := oeis.MustLoad(t)
@@ -230,60 +423,7 @@ func TestViewerInBrowser(t *testing.T) {
 	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src, PollInterval: 100 * time.Millisecond}})
 	api.Server.Handle("/", web.Handler())
 
-	shotDir := os.Getenv("NQUEENS_SCREENSHOT_DIR")
-	if shotDir == "" {
-		shotDir = t.TempDir()
-	} else if err := os.MkdirAll(shotDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	// The flags keep Chromium off the network: this machine has none but
-	// loopback, and Chromium's background lookups would only fail.
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 940),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("use-mock-keychain", true),
-	)
-	defer cancelAlloc()
-	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-	// The first action starts the browser, which lives as long as that
-	// action's context: run it on the tab's own.
-	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(1280, 940)); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
-
-	s := &session{t: t, ctx: tabCtx, base: api.Base, shotDir: shotDir}
-	messages := chromedp.Console(tabCtx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.IsException() || m.Type == chromedp.ConsoleError {
-				s.mu.Lock()
-				s.problems = append(s.problems, m.String()+" ("+m.URL+")")
-				s.mu.Unlock()
-			}
-		}
-	}()
+	s := startBrowser(t, chromium, api.Base)
 
 	all := slices.Collect(func(yield func(solver.Placement) bool) {
 		for p := range solver.All(8) {
@@ -320,6 +460,10 @@ func TestViewerInBrowser(t *testing.T) {
 	s.waitText("#state", "done") // pushed over the websocket
 	s.waitText("#total", group3(ref[10].Total))
 	s.wait("the time it took is shown", `document.querySelector('#took').textContent.includes('precomputed in')`)
+	// N ≥ 10: the cards write columns as numbers (10, 11, …), not as the
+	// compact form's base-36 letters.
+	s.waitRange(fmt.Sprintf("Solutions 1–%d of %s", size, group3(ref[10].Total)))
+	s.checkPlacements(firstSolutions(10, size), 1)
 
 	// --- pick N=8: counts, first page ----------------------------------------
 	s.do("picking N=8", chromedp.SetValue("#n", "8"), chromedp.Click("#show"))
@@ -406,6 +550,35 @@ func TestViewerInBrowser(t *testing.T) {
 	s.do("clicking Previous", chromedp.Click("#prev"))
 	s.waitRange(fmt.Sprintf("Solutions %d–%d of %d", k, k+size-1, len(all)))
 
+	// --- a jump past the end shows the last page and says so -------------------
+	s.do("jumping to #1000", chromedp.Evaluate[chromedp.Void](`document.querySelector('#jump').value = ''`), chromedp.SendKeys("#jump", "1000"), chromedp.Click("#jump-form button"))
+	lastPage := fmt.Sprintf("Solutions %d–%d of %d", len(all)-size+1, len(all), len(all))
+	s.waitRange(lastPage)
+	wantNote := fmt.Sprintf("There are only %d solutions of N = 8, so #1,000 is past the end: this is the last page.", len(all))
+	s.waitText("#page-note", wantNote)
+	if u := s.url(); !strings.Contains(u, "last=1") || strings.Contains(u, "at=") {
+		s.fail("address bar %q after a jump past the end, want the last page (last=1)", u)
+	}
+	if got := s.cards(); got[len(got)-1].Placement != placementText(all[len(all)-1]) || got[len(got)-1].Rank != strconv.Itoa(len(all)) {
+		s.fail("the last board after a jump past the end is %+v, want %s as #%d", got[len(got)-1], placementText(all[len(all)-1]), len(all))
+	}
+	s.noError("after a jump past the end")
+	s.do("clicking Previous after the jump past the end", chromedp.Click("#prev"))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d of %d", len(all)-2*size+1, len(all)-size, len(all)))
+	s.wait("the note has gone", `document.querySelector('#page-note').hidden`)
+	// The same from the address bar, before the page knows the total, and
+	// for the unique listing.
+	s.do("loading at=5000", chromedp.Navigate(api.Base+"/?n=8&at=5000"))
+	s.waitRange(lastPage)
+	s.waitText("#page-note", fmt.Sprintf("There are only %d solutions of N = 8, so #5,000 is past the end: this is the last page.", len(all)))
+	s.noError("after at=5000")
+	s.do("loading the unique listing at=13", chromedp.Navigate(api.Base+"/?n=8&mode=unique&at=13"))
+	s.waitRange(fmt.Sprintf("Classes 1–%d of %d", ref[8].Unique, ref[8].Unique))
+	s.waitText("#page-note", fmt.Sprintf("There are only %d unique solutions of N = 8, so #13 is past the end: this is the last page.", ref[8].Unique))
+	s.noError("after a unique rank past the end")
+	s.do("back to #50", chromedp.Navigate(api.Base+"/?n=8&mode=all&at=50"))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d of %d", k, k+size-1, len(all)))
+
 	// --- details of #50 --------------------------------------------------------
 	p50 := all[k-1]
 	s.do("opening the details of #50", chromedp.Click("#boards li:first-child .card"))
@@ -445,6 +618,21 @@ func TestViewerInBrowser(t *testing.T) {
 	s.do("closing the details", chromedp.Click("#details-close"))
 	s.wait("the details are closed", `!document.querySelector('#details').open && !location.search.includes('show=')`)
 
+	// --- the try-it board marks conflicts as the queens go down -----------------
+	s.do("scrolling to the validator", chromedp.ScrollIntoView("#validate-heading"))
+	cols := []int{-1, -1, -1, -1, -1, -1, -1, -1}
+	s.placeQueen(cols, 0, 0)
+	var label string
+	s.eval(`document.querySelector('#vboard [data-r="1"][data-c="0"]').getAttribute('aria-label')`, &label)
+	if label != "a7, attacked" {
+		s.fail("the square under the queen on a8 is labelled %q, want %q", label, "a7, attacked")
+	}
+	s.placeQueen(cols, 1, 1) // on the queen of a8's diagonal
+	s.waitText("#vthreats", "Two queens attack each other: a8 and b7.")
+	s.do("clearing the board", chromedp.Click("#vclear"))
+	cols = []int{-1, -1, -1, -1, -1, -1, -1, -1}
+	s.waitMarks(cols)
+
 	// --- validate a wrong placement by clicking squares --------------------------
 	wrong := all[0].Clone()
 	wrong[len(wrong)-1] = (wrong[len(wrong)-1] + 1) % len(wrong)
@@ -456,9 +644,8 @@ func TestViewerInBrowser(t *testing.T) {
 	} else {
 		t.Fatalf("validating %v: %v", wrong, err)
 	}
-	s.do("scrolling to the validator", chromedp.ScrollIntoView("#validate-heading"))
 	for r, c := range wrong {
-		s.do(fmt.Sprintf("clicking row %d column %d", r, c), chromedp.Click(fmt.Sprintf(`#vboard [data-r="%d"][data-c="%d"]`, r, c)))
+		s.placeQueen(cols, r, c)
 	}
 	s.wait("the verdict says it is not a solution", `document.querySelector('#verdict').classList.contains('bad') && document.querySelector('#conflict-message') !== null`)
 	if got := s.text("#conflict-message"); got != conflict.Error() {
@@ -469,21 +656,70 @@ func TestViewerInBrowser(t *testing.T) {
 	if want := [][2]int{{conflict.RowA, conflict.ColA}, {conflict.RowB, conflict.ColB}}; !slices.Equal(attacked, want) {
 		s.fail("highlighted queens %v, want %v", attacked, want)
 	}
+	s.waitMarks(cols) // the live marks stay with the server's verdict
 	s.screenshot("validate")
 	// Moving the last queen back makes it a solution.
 	last := len(wrong) - 1
-	s.do("fixing the last row", chromedp.Click(fmt.Sprintf(`#vboard [data-r="%d"][data-c="%d"]`, last, all[0][last])))
+	s.placeQueen(cols, last, all[0][last])
 	s.wait("the verdict says it is a solution", `document.querySelector('#verdict').classList.contains('ok')`)
 
+	// --- a solution on the board links to its rank, its class and its details ----
+	// One that is not canonical, past the first page: every link leads
+	// somewhere else.
+	i := 60
+	for solver.IsCanonical(all[i]) {
+		i++
+	}
+	sol, canon := all[i], solver.Canonical(all[i])
+	uniqueRank := 0
+	for u := range solver.AllUnique(8) {
+		uniqueRank++
+		if u.Compare(canon) == 0 {
+			break
+		}
+	}
+	s.do("clearing the board", chromedp.Click("#vclear"))
+	cols = []int{-1, -1, -1, -1, -1, -1, -1, -1}
+	for r, c := range sol {
+		s.placeQueen(cols, r, c)
+	}
+	s.wait("the verdict links to the rank", `document.querySelector('#verdict').classList.contains('ok') && document.querySelector('#v-rank') !== null`)
+	if got, want := s.text("#v-rank"), fmt.Sprintf("solution #%d", i+1); got != want {
+		s.fail("the rank link says %q, want %q", got, want)
+	}
+	if got, want := s.text("#v-canonical"), "["+strings.ReplaceAll(placementText(canon), ",", ", ")+"]"; got != want {
+		s.fail("the class link names %q, want the canonical %q", got, want)
+	}
+	if got, want := s.text("#v-class"), fmt.Sprintf("unique solution #%d", uniqueRank); got != want {
+		s.fail("the class link says %q, want %q", got, want)
+	}
+	s.screenshot("validate-solution")
+	s.do("following the rank link", chromedp.Click("#v-rank"))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d of %d", i+1, i+size, len(all)))
+	if got := s.cards()[0]; got.Placement != placementText(sol) || got.Rank != strconv.Itoa(i+1) {
+		s.fail("the rank link's page starts with %+v, want %s as #%d", got, placementText(sol), i+1)
+	}
+	if u := s.url(); !strings.Contains(u, fmt.Sprintf("at=%d", i+1)) || !strings.Contains(u, "mode=all") {
+		s.fail("address bar %q after the rank link", u)
+	}
+	s.do("following the class link", chromedp.Click("#v-class"))
+	s.waitRange(fmt.Sprintf("Classes %d–%d of %d", uniqueRank, min(uniqueRank+size-1, int(ref[8].Unique)), ref[8].Unique))
+	if got := s.cards()[0]; got.Placement != placementText(canon) {
+		s.fail("the class link's page starts with %s, want the canonical %s", got.Placement, placementText(canon))
+	}
+	s.do("following the details link", chromedp.Click("#v-details"))
+	s.wait("the details are open", `document.querySelector('#details').open && document.querySelector('#d-placement') !== null`)
+	if got, want := s.text("#d-placement"), "["+strings.ReplaceAll(placementText(sol), ",", ", ")+"]"; got != want {
+		s.fail("the details link shows %q, want %q", got, want)
+	}
+	s.do("closing the details", chromedp.Click("#details-close"))
+	s.wait("the details are closed", `!document.querySelector('#details').open && !location.search.includes('show=')`)
+
 	// --- an error from the API is shown with its code ---------------------------
-	s.do("loading N=40", chromedp.Navigate(api.Base+"/?n=40"))
+	s.do("loading a page after a cursor that is none", chromedp.Navigate(api.Base+"/?n=8&after=garbage"))
 	s.wait("the error is shown", `!document.querySelector('#error').hidden && document.querySelector('#error .code')?.textContent === 'BAD_USER_INPUT'`)
 
-	s.mu.Lock()
-	if len(s.problems) > 0 {
-		t.Fatalf("the page wrote errors to the console:\n  %s", strings.Join(s.problems, "\n  "))
-	}
-	s.mu.Unlock()
+	s.checkConsole()
 
 	// The check above would have seen an error: an uncaught one is caught.
 	s.do("throwing in the page", chromedp.Evaluate[chromedp.Void](`setTimeout(() => { throw new Error('probe: uncaught') }, 0)`))
@@ -500,4 +736,121 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestViewerUnstoredBoardInBrowser drives the viewer over boards that are
+// not in the store, paged by the solver: ranks the server does not know
+// past page 1, N ≥ 10 written as numbers, a board size the page cannot
+// use in the address, and the try-it board where ranks are not known.
+func TestViewerUnstoredBoardInBrowser(t *testing.T) {
+	chromium := findBrowser(t)
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	src := graphstore.New(st)
+	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src}})
+	api.Server.Handle("/", web.Handler())
+	s := startBrowser(t, chromium, api.Base)
+	const size = 12
+
+	// --- N=20: the server ranks none of its solutions; the page counts on ---
+	first := firstSolutions(20, 3*size)
+	s.do("loading N=20", chromedp.Navigate(api.Base+"/?n=20"))
+	s.waitText("#state", "not stored")
+	s.waitRange(fmt.Sprintf("Solutions 1–%d", size))
+	s.checkPlacements(first[:size], 1)
+	s.do("settling", chromedp.Sleep(300*time.Millisecond))
+	s.screenshot("n20")
+	s.do("clicking Next", chromedp.Click("#next"))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d", size+1, 2*size))
+	s.checkPlacements(first[size:2*size], size+1)
+	s.do("clicking Next", chromedp.Click("#next"))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d", 2*size+1, 3*size))
+	s.checkPlacements(first[2*size:], 2*size+1)
+	s.do("reloading", chromedp.Reload())
+	s.waitRange(fmt.Sprintf("Solutions %d–%d", 2*size+1, 3*size))
+	s.checkPlacements(first[2*size:], 2*size+1)
+	s.do("clicking Previous", chromedp.Click("#prev"))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d", size+1, 2*size))
+	s.checkPlacements(first[size:2*size], size+1)
+	s.do("going Back", chromedp.Evaluate[chromedp.Void](`history.back()`, chromedp.EvalIgnoreExceptions))
+	s.waitRange(fmt.Sprintf("Solutions %d–%d", 2*size+1, 3*size))
+	s.checkPlacements(first[2*size:], 2*size+1)
+	// The details of a board carry the rank its page knows.
+	s.do("opening the details of the first board", chromedp.Click("#boards li:first-child .card"))
+	s.wait("the details are open", `document.querySelector('#details').open && document.querySelector('#d-rank') !== null`)
+	if got, want := s.text("#d-rank"), fmt.Sprintf("#%d", 2*size+1); got != want {
+		s.fail("details rank %q, want %q", got, want)
+	}
+	s.do("closing the details", chromedp.Click("#details-close"))
+	s.wait("the details are closed", `!document.querySelector('#details').open && !location.search.includes('show=')`)
+
+	// The same address, opened afresh (a link someone shared): the page
+	// has not seen the pages before it, and each card says why it has no rank.
+	link := s.url()
+	s.do("opening the link afresh", chromedp.Navigate("about:blank"), chromedp.Navigate(api.Base+link))
+	s.waitRange(fmt.Sprintf("%d boards on this page", size))
+	s.checkPlacements(first[2*size:], 0)
+	const unknown = "rank unknown: N=20 is not precomputed"
+	var ranks []string
+	s.wait("every card says why its rank is unknown", fmt.Sprintf(`[...document.querySelectorAll('#boards .card .rank')].every((e) => e.textContent === %q)`, unknown))
+	s.eval(`[...document.querySelectorAll('#boards .card')].map((b) => b.getAttribute('aria-label'))`, &ranks)
+	for _, label := range ranks {
+		if !strings.Contains(label, unknown) {
+			s.fail("a card's label %q does not say %q", label, unknown)
+		}
+	}
+	s.screenshot("n20-rank-unknown")
+
+	// --- the try-it board: a solution of N=20 whose rank is not known ---------
+	s.do("scrolling to the validator", chromedp.ScrollIntoView("#validate-heading"))
+	cols := make([]int, 20)
+	for i := range cols {
+		cols[i] = -1
+	}
+	for r, c := range first[5] {
+		s.placeQueen(cols, r, c)
+	}
+	s.wait("the verdict says it is a solution", `document.querySelector('#verdict').classList.contains('ok') && document.querySelector('#v-rank-unknown') !== null`)
+	if got, want := s.text("#v-rank-unknown"), "Its rank is unknown: N=20 is not precomputed."; got != want {
+		s.fail("the verdict says %q, want %q", got, want)
+	}
+	s.do("following the details link", chromedp.Click("#v-details"))
+	s.wait("the details are open", `document.querySelector('#details').open && document.querySelector('#d-placement') !== null`)
+	if got, want := s.text("#d-placement"), "["+strings.ReplaceAll(placementText(first[5]), ",", ", ")+"]"; got != want {
+		s.fail("the details link shows %q, want %q", got, want)
+	}
+	s.do("closing the details", chromedp.Click("#details-close"))
+	s.wait("the details are closed", `!document.querySelector('#details').open && !location.search.includes('show=')`)
+
+	// --- a board size the page cannot use falls back to N=8 and says so ------
+	for _, c := range []struct{ query, says string }{
+		{"n=0", `n=“0” is not a board size: N is a whole number from 1 to 32. Showing N = 8 instead.`},
+		{"n=40", `n=“40” is not a board size: N is a whole number from 1 to 32. Showing N = 8 instead.`},
+		{"n=abc", `n=“abc” is not a board size: N is a whole number from 1 to 32. Showing N = 8 instead.`},
+		{"n=", `n is empty: N is a whole number from 1 to 32. Showing N = 8 instead.`},
+		{"n=8&mode=odd&size=7", `mode=“odd” is not a listing: it is all or unique. Showing all solutions. size=“7” is not a page size: it is 6, 12, 24 or 48. Showing 12 boards per page.`},
+	} {
+		s.do("loading /?"+c.query, chromedp.Navigate(api.Base+"/?"+c.query))
+		s.waitText("#summary-n", "8")
+		s.waitRange(fmt.Sprintf("Solutions 1–%d of 92", size)) // counted and ranked on the spot
+		s.waitText("#notice .msg", c.says)
+		s.noError("/?" + c.query)
+		if u := s.url(); u != "/?n=8&mode=all" {
+			s.fail("/?%s: address bar %q, want /?n=8&mode=all", c.query, u)
+		}
+		if sel := s.text("#n option:checked"); sel != "8" {
+			s.fail("/?%s: the N menu shows %q, want 8", c.query, sel)
+		}
+	}
+	s.screenshot("bad-address")
+	// Picking a board puts the notice away.
+	s.do("picking N=6", chromedp.SetValue("#n", "6"), chromedp.Click("#show"))
+	s.waitRange("Solutions 1–4 of 4")
+	s.wait("the notice has gone", `document.querySelector('#notice').hidden`)
+
+	s.checkConsole()
 }

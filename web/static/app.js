@@ -11,8 +11,18 @@
 //   last=1           the last page
 //   at     a rank: the page that starts at solution #at (solutionAt)
 //   show   the solution whose details are open, in the API's compact form
+// A value the page cannot use falls back to its default, and a notice at
+// the top says what is allowed.
+//
+// What history.state holds for each entry (kept on reload and Back, never
+// shared in a link): the position with what the page learnt on the way
+// there, the rank of the cursor's solution (pos.anchor, for boards whose
+// ranks the server does not know) and, on the last page, the rank past the
+// end that led there (pos.pastEnd).
 
-const MAX_N = 27;
+const MAX_N = 27; // the N menu: the boards whose counts are known
+const API_MAX_N = 32; // the board sizes the API takes (from the address)
+const DEFAULT_N = 8;
 const SIZES = [6, 12, 24, 48];
 const DEFAULT_SIZE = 12;
 const BOARD_PX = 200; // svg(size:) of the boards in the grid
@@ -235,32 +245,54 @@ const Q_DETAILS = `query Details($p: [Int!]!) {
   }
 }`;
 
+// The try-it board's check: the verdict, and for a solution where it
+// stands (solution answers BAD_USER_INPUT when the placement is none).
 const Q_VALIDATE = `query Validate($p: [Int!]!, $n: Int) {
   validate(placement: $p, n: $n) { valid message conflict { rowA rowB colA colB kind message } }
+  solution(placement: $p) {
+    compact rank uniqueRank isCanonical orbitSize
+    canonical { placement compact uniqueRank }
+  }
 }`;
 
 // ---------------------------------------------------------------- view state
 
 function defaultState() {
-  return { n: 8, mode: 'all', size: DEFAULT_SIZE, pos: { kind: 'first' }, show: null };
+  return { n: DEFAULT_N, mode: 'all', size: DEFAULT_SIZE, pos: { kind: 'first' }, show: null };
 }
 
+// fromURL reads the view from the address bar (and the current history
+// entry's state). It returns the view and what it had to set aside, in
+// words that say what is allowed.
 function fromURL() {
   const q = new URLSearchParams(location.search);
   const st = defaultState();
+  const problems = [];
   if (q.has('n')) {
-    const n = Number(q.get('n'));
-    st.n = Number.isInteger(n) ? n : q.get('n'); // the API says what is wrong
+    const raw = q.get('n');
+    if (/^[0-9]{1,2}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= API_MAX_N) st.n = Number(raw);
+    else problems.push(`${raw === '' ? 'n is empty' : `n=“${raw}” is not a board size`}: N is a whole number from 1 to ${API_MAX_N}. Showing N = ${DEFAULT_N} instead.`);
   }
-  if (q.get('mode') === 'unique') st.mode = 'unique';
-  const size = Number(q.get('size'));
-  if (SIZES.includes(size)) st.size = size;
+  if (q.has('mode')) {
+    if (q.get('mode') === 'unique') st.mode = 'unique';
+    else if (q.get('mode') !== 'all') problems.push(`mode=“${q.get('mode')}” is not a listing: it is all or unique. Showing all solutions.`);
+  }
+  if (q.has('size')) {
+    const size = Number(q.get('size'));
+    if (SIZES.includes(size) && /^[0-9]+$/.test(q.get('size'))) st.size = size;
+    else problems.push(`size=“${q.get('size')}” is not a page size: it is ${SIZES.slice(0, -1).join(', ')} or ${SIZES[SIZES.length - 1]}. Showing ${DEFAULT_SIZE} boards per page.`);
+  }
   if (q.get('after')) st.pos = { kind: 'after', cursor: q.get('after') };
   else if (q.get('before')) st.pos = { kind: 'before', cursor: q.get('before') };
   else if (q.get('last')) st.pos = { kind: 'last' };
   else if (q.get('at')) st.pos = { kind: 'at', rank: q.get('at') };
+  const saved = history.state && history.state.pos;
+  if (saved && saved.kind === st.pos.kind && saved.cursor === st.pos.cursor && saved.rank === st.pos.rank) {
+    if (/^[0-9]{1,20}$/.test(saved.anchor || '')) st.pos.anchor = saved.anchor;
+    if (/^[0-9]{1,20}$/.test(saved.pastEnd || '')) st.pos.pastEnd = saved.pastEnd;
+  }
   if (q.get('show')) st.show = q.get('show');
-  return st;
+  return { view: st, problems };
 }
 
 function toURL(st) {
@@ -280,20 +312,22 @@ function toURL(st) {
 
 let view = defaultState();
 let shown = { summaryN: null, pageKey: null, validatorN: null }; // what is on screen
-let page = null; // the page on screen: { items, hasPrev, hasNext, prev, next }
+let page = null; // the page on screen: { st (the view it shows), items, total, hasPrev, hasNext, prev, next }
 let summary = null;
 
 function navigate(patch, { replace = false } = {}) {
   view = { ...view, ...patch };
   const url = toURL(view);
-  if (replace) history.replaceState(null, '', url);
-  else history.pushState(null, '', url);
+  if (replace) history.replaceState({ pos: view.pos }, '', url);
+  else history.pushState({ pos: view.pos }, '', url);
   render();
 }
 
 window.addEventListener('popstate', () => {
   detailsPushed = false;
-  view = fromURL();
+  const read = fromURL();
+  view = read.view;
+  if (read.problems.length) showNotice(read.problems);
   render();
 });
 
@@ -353,6 +387,23 @@ function clearError(source) {
   box.replaceChildren();
 }
 
+// showNotice says what the page set aside from the address (a board size
+// it cannot show, …) and what it shows instead; no problems, no notice.
+function showNotice(problems) {
+  const box = $('#notice');
+  if (!problems.length) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(
+    el('strong', { text: 'The address asked for something this page cannot show. ' }),
+    el('span', { class: 'msg', text: problems.join(' ') }),
+    el('button', { type: 'button', class: 'dismiss', 'aria-label': 'Dismiss the notice', text: '✕', onclick: () => showNotice([]) }),
+  );
+  box.hidden = false;
+}
+
 // ---------------------------------------------------------------- summary
 
 let stopLive = () => {};
@@ -373,6 +424,7 @@ async function loadSummary(n) {
     summary = data.count;
     clearError('summary');
     renderSummary(summary.board, summary, ms);
+    pageLearnsSummary();
     follow(n, summary.board);
   } catch (err) {
     if (view.n !== n) return;
@@ -530,12 +582,18 @@ async function loadPage() {
   try {
     const p = st.pos.kind === 'at' ? await loadAt(st, ctl.signal) : await loadCursorPage(st, ctl.signal);
     if (ctl.signal.aborted) return;
-    page = p;
+    page = { ...p, st };
     clearError('page');
     renderPage(st, p);
   } catch (err) {
     if (ctl.signal.aborted || err.name === 'AbortError') return;
+    if (err instanceof PastTheEnd) {
+      // A rank past the end shows the last page, and says why.
+      navigate({ pos: { kind: 'last', pastEnd: err.rank } }, { replace: true });
+      return;
+    }
     page = null;
+    $('#page-note').hidden = true;
     list.replaceChildren();
     $('#range').textContent = '';
     showError(err, st.pos.kind === 'at' ? `solution #${st.pos.rank}` : `solutions of N=${st.n}`, 'page');
@@ -569,18 +627,44 @@ async function loadCursorPage(st, signal) {
   // before one has it after.
   const hasPrev = st.pos.kind === 'after' || ((st.pos.kind === 'before' || st.pos.kind === 'last') && pi.hasPreviousPage);
   const hasNext = st.pos.kind === 'before' || ((st.pos.kind === 'after' || st.pos.kind === 'first') && pi.hasNextPage);
-  let prev = null, next = null;
-  if (hasPrev) prev = pi.startCursor ? { kind: 'before', cursor: pi.startCursor } : { kind: 'last' };
-  if (hasNext) next = pi.endCursor ? { kind: 'after', cursor: pi.endCursor } : { kind: 'first' };
-  // Ranks the server does not know (a large board not in the store) are
-  // still known at the two ends of the listing.
+  // Ranks the server does not know (a board paged by the solver, larger
+  // than it ranks by walking) are known at the two ends of the listing,
+  // and from the page the viewer came from: pos.anchor is the rank of the
+  // cursor's solution.
   const total = conn.totalCount;
+  const atStart = st.pos.kind === 'first' || (st.pos.kind === 'before' && !pi.hasPreviousPage);
+  const atEnd = (st.pos.kind === 'last' || (st.pos.kind === 'after' && !pi.hasNextPage)) && total;
   items.forEach((s, i) => {
     if (s.rank) return;
-    if (st.pos.kind === 'first') s.rank = String(i + 1);
-    else if (st.pos.kind === 'last' && total) s.rank = (BigInt(total) - BigInt(items.length - 1 - i)).toString();
+    let r = null;
+    if (atStart) r = BigInt(i + 1);
+    else if (atEnd) r = BigInt(total) - BigInt(items.length - 1 - i);
+    else if (st.pos.anchor && st.pos.kind === 'after') r = BigInt(st.pos.anchor) + BigInt(i + 1);
+    else if (st.pos.anchor && st.pos.kind === 'before') r = BigInt(st.pos.anchor) - BigInt(items.length - i);
+    if (r !== null && r >= 1n) s.rank = r.toString();
   });
-  return { items, total: conn.totalCount, source: conn.source, hasPrev, hasNext, prev, next };
+  let prev = null, next = null;
+  if (hasPrev) prev = pi.startCursor ? { kind: 'before', cursor: pi.startCursor, anchor: items[0].rank || undefined } : { kind: 'last' };
+  if (hasNext) next = pi.endCursor ? { kind: 'after', cursor: pi.endCursor, anchor: items[items.length - 1].rank || undefined } : { kind: 'first' };
+  return { items, total, source: conn.source, hasPrev, hasNext, prev, next };
+}
+
+// PastTheEnd is a rank past the end of the listing.
+class PastTheEnd extends Error {
+  constructor(k) {
+    super(`#${k} is past the end`);
+    this.rank = k.toString();
+  }
+}
+
+// pastEndNote says why the last page is shown: the rank asked for is past
+// the end.
+function pastEndNote(st, total) {
+  const k = fmtBig(st.pos.pastEnd);
+  const noun = st.mode === 'unique' ? 'unique solution' : 'solution';
+  if (total === '0') return `N = ${st.n} has no ${noun}s, so there is no ${noun} #${k}.`;
+  if (total) return `There ${total === '1' ? 'is' : 'are'} only ${plural(total, noun)} of N = ${st.n}, so #${k} is past the end: this is the last page.`;
+  return `#${k} is past the end: this is the last page.`;
 }
 
 function knownTotal(st) {
@@ -595,6 +679,7 @@ async function loadAt(st, signal) {
   }
   const k = BigInt(raw);
   const total = knownTotal(st);
+  if (total !== null && total !== undefined && k > BigInt(total)) throw new PastTheEnd(k);
   const ranks = [];
   for (let i = 0n; i < BigInt(st.size); i++) {
     if (total !== null && total !== undefined && k + i > BigInt(total) && i > 0n) break;
@@ -608,6 +693,9 @@ async function loadAt(st, signal) {
     const s = data[`s${i}`];
     if (!s) break;
     items.push({ ...s, rank: ranks[i].toString() });
+  }
+  if (!items.length && errors.length && errors[0].extensions && errors[0].extensions.code === 'NOT_FOUND') {
+    throw new PastTheEnd(k);
   }
   if (!items.length) throw errors.length ? firstError(errors) : new ApiError('NOT_FOUND', `no solution #${raw}`);
   // A later alias may be past the end (NOT_FOUND): that ends the page.
@@ -625,39 +713,86 @@ async function loadAt(st, signal) {
   };
 }
 
+// rankUnknown says why the ranks of board n are not known, from what the
+// summary knows of it.
+function rankUnknown(n) {
+  const b = summary && summary.board.n === n ? summary.board : null;
+  switch (b && b.state) {
+    case null: return 'rank unknown';
+    case 'PENDING': case 'RUNNING': return `rank unknown: N=${n} is still being computed`;
+    case 'FAILED': return `rank unknown: the precompute of N=${n} failed`;
+    case 'DONE': return b.storesSolutions ? 'rank unknown' : `rank unknown: only the counts of N=${n} are stored`;
+    default: return `rank unknown: N=${n} is not precomputed`;
+  }
+}
+
+function cardLabel(mode, s, unknown) {
+  const what = mode === 'unique' ? 'Unique solution' : 'Solution';
+  return `${what} ${s.rank ? '#' + fmtBig(s.rank) : `(${unknown})`}: placement ${s.placement.join(' ')}. Show its details`;
+}
+
+// pageLearnsSummary updates the page on screen with what the summary,
+// which may come after it, knows: the total, and why ranks are unknown.
+function pageLearnsSummary() {
+  if (!page) return;
+  const { st, items } = page;
+  const total = knownTotal(st);
+  if (st.pos.kind === 'at' && total !== null && total !== undefined && items.length) {
+    page.hasNext = BigInt(items[items.length - 1].rank) < BigInt(total);
+    if (!page.hasNext) page.next = null;
+    setPager(page);
+  }
+  renderRange(st, page);
+  const unknown = rankUnknown(st.n);
+  for (const b of document.querySelectorAll('#boards .card[data-rank=""]')) {
+    const s = items.find((it) => it.compact === b.dataset.compact);
+    if (!s) continue;
+    b.setAttribute('aria-label', cardLabel(st.mode, s, unknown));
+    $('.rank', b).textContent = unknown;
+  }
+}
+
 function renderPage(st, p) {
   const list = $('#boards');
-  const what = st.mode === 'unique' ? 'Unique solution' : 'Solution';
-  list.replaceChildren(...p.items.map((s) => {
-    const label = `${what} ${s.rank ? '#' + fmtBig(s.rank) : ''}: placement ${s.placement.join(' ')}. Show its details`;
-    return el('li', {},
-      el('button', {
-        type: 'button', class: 'card', 'aria-label': label,
-        'data-placement': s.placement.join(','), 'data-rank': s.rank || '', 'data-compact': s.compact,
-        onclick: () => openDetails(s.compact),
-      },
-      el('img', { src: svgURL(s.svg), alt: '', width: BOARD_PX, height: BOARD_PX, decoding: 'async' }),
-      st.mode === 'all' && s.isCanonical ? el('span', { class: 'star', title: 'the canonical member of its symmetry class', text: '★' }) : null,
-      el('span', { class: 'card-foot' },
-        el('span', { class: 'rank', text: s.rank ? '#' + fmtBig(s.rank) : '' }),
-        el('code', { class: 'compact', title: `[${s.placement.join(', ')}]`, text: s.placement.length < 10 ? s.placement.join(' ') : s.compact }),
-      )));
-  }));
+  const unknown = rankUnknown(st.n);
+  list.replaceChildren(...p.items.map((s) => el('li', {},
+    el('button', {
+      type: 'button', class: 'card', 'aria-label': cardLabel(st.mode, s, unknown),
+      'data-placement': s.placement.join(','), 'data-rank': s.rank || '', 'data-compact': s.compact,
+      onclick: () => openDetails(s.compact),
+    },
+    el('img', { src: svgURL(s.svg), alt: '', width: BOARD_PX, height: BOARD_PX, decoding: 'async' }),
+    st.mode === 'all' && s.isCanonical ? el('span', { class: 'star', title: 'the canonical member of its symmetry class', text: '★' }) : null,
+    el('span', { class: 'card-foot' },
+      el('span', { class: s.rank ? 'rank' : 'rank unknown', text: s.rank ? '#' + fmtBig(s.rank) : unknown }),
+      // Columns as numbers, whatever N: the compact form's letters stay in the address.
+      el('code', { class: 'placement', title: `[${s.placement.join(', ')}]`, text: s.placement.join(' ') }),
+    )))));
   $('#boards-empty').hidden = p.items.length > 0;
 
+  renderRange(st, p);
+  const note = $('#page-note');
+  note.textContent = st.pos.pastEnd ? pastEndNote(st, p.total ?? knownTotal(st)) : '';
+  note.hidden = !st.pos.pastEnd;
+  setPager({ hasPrev: p.hasPrev, hasNext: p.hasNext });
+}
+
+// renderRange says which boards the page shows, of how many (from the
+// page, else from the summary).
+function renderRange(st, p) {
+  const total = p.total ?? knownTotal(st);
   const noun = st.mode === 'unique' ? 'Classes' : 'Solutions';
   const firstRank = p.items.length ? p.items[0].rank : null;
   const lastRank = p.items.length ? p.items[p.items.length - 1].rank : null;
   let text;
   if (firstRank && lastRank) {
-    text = `${noun} ${fmtBig(firstRank)}–${fmtBig(lastRank)}` + (p.total ? ` of ${fmtBig(p.total)}` : '');
-  } else if (!p.items.length && p.total === '0') {
+    text = `${noun} ${fmtBig(firstRank)}–${fmtBig(lastRank)}` + (total ? ` of ${fmtBig(total)}` : '');
+  } else if (!p.items.length && total === '0') {
     text = `N = ${st.n} has no solutions`;
   } else {
-    text = `${plural(p.items.length, 'board')} on this page` + (p.total ? ` · ${fmtBig(p.total)} in all` : '');
+    text = `${plural(p.items.length, 'board')} on this page` + (total ? ` · ${fmtBig(total)} in all` : '');
   }
   $('#range').textContent = text;
-  setPager({ hasPrev: p.hasPrev, hasNext: p.hasNext });
 }
 
 // setPager turns the page buttons on and off; `ends` keeps First and Last
@@ -726,6 +861,7 @@ function applyForm() {
   const patch = { n, mode, size, show: null };
   if (n !== view.n || mode !== view.mode) patch.pos = { kind: 'first' };
   else if (size === view.size && view.pos.kind === 'first') return; // nothing changed
+  showNotice([]); // the user has picked a board: the address's problems are past
   navigate(patch);
 }
 
@@ -812,11 +948,16 @@ const SYMMETRY_TEXT = {
 
 function renderDetails(s) {
   const total = summary && summary.board.n === s.n ? summary.board.total ?? summary.total : null;
-  $('#details-title').textContent = `Solution ${s.rank ? '#' + fmtBig(s.rank) + ' ' : ''}of N = ${s.n}`;
+  // A rank the server does not know may be known from the page it was
+  // opened from.
+  const onPage = page && page.st.n === s.n ? page.items.find((it) => it.compact === s.compact) : null;
+  const rank = s.rank || (onPage && page.st.mode === 'all' ? onPage.rank : null);
+  const uniqueRank = s.uniqueRank || (onPage && page.st.mode === 'unique' ? onPage.rank : null);
+  $('#details-title').textContent = `Solution ${rank ? '#' + fmtBig(rank) + ' ' : ''}of N = ${s.n}`;
   const canon = s.canonical;
   const classText = s.isCanonical
     ? el('span', {}, 'This is the canonical member of its class (the smallest of its images)',
-      s.uniqueRank ? `: unique solution #${fmtBig(s.uniqueRank)}` : '', '.')
+      uniqueRank ? `: unique solution #${fmtBig(uniqueRank)}` : '', '.')
     : el('span', {}, 'Its class is named by ',
       el('button', { type: 'button', class: 'link', onclick: () => navigate({ show: canon.compact }, { replace: true }), text: `[${canon.placement.join(', ')}]` }),
       canon.uniqueRank ? ` (unique solution #${fmtBig(canon.uniqueRank)})` : '', '.');
@@ -824,7 +965,7 @@ function renderDetails(s) {
   const dl = el('dl', { class: 'facts' },
     el('dt', { text: 'Placement' }), el('dd', {}, el('code', { id: 'd-placement', text: `[${s.placement.join(', ')}]` })),
     el('dt', { text: 'Chess notation' }), el('dd', {}, el('code', { id: 'd-chess', text: s.chess })),
-    el('dt', { text: 'Rank' }), el('dd', { id: 'd-rank', text: s.rank ? `#${fmtBig(s.rank)}${total ? ' of ' + fmtBig(total) : ''}` : 'not known for this board' }),
+    el('dt', { text: 'Rank' }), el('dd', { id: 'd-rank', text: rank ? `#${fmtBig(rank)}${total ? ' of ' + fmtBig(total) : ''}` : rankUnknown(s.n).replace(/^rank /, '') }),
     el('dt', { text: 'Class' }), el('dd', { id: 'd-class' }, classText, ` ${plural(s.orbitSize, 'distinct solution')} in the class.`),
     el('dt', { text: 'Rows' }), el('dd', {}, el('pre', { id: 'd-rows', class: 'rows', text: s.rows.join('\n') })),
   );
@@ -865,7 +1006,7 @@ let vstate = { n: 0, cols: [] };
 let vseq = 0;
 
 function resetValidator(n) {
-  const ok = Number.isInteger(n) && n >= 1 && n <= MAX_N;
+  const ok = Number.isInteger(n) && n >= 1 && n <= API_MAX_N;
   vstate = { n: ok ? n : 0, cols: ok ? Array(n).fill(-1) : [] };
   buildValidator();
   updateValidator();
@@ -894,7 +1035,7 @@ function buildValidator() {
     rows.push(el('div', { class: 'vrow' }, cells));
   }
   board.replaceChildren(...rows);
-  if (!n) board.append(el('p', { class: 'muted', text: 'Pick a board size from 1 to 27.' }));
+  if (!n) board.append(el('p', { class: 'muted', text: `Pick a board size from 1 to ${API_MAX_N}.` }));
 }
 
 $('#vboard').addEventListener('keydown', (ev) => {
@@ -923,41 +1064,84 @@ $('#vclear').addEventListener('click', () => {
 
 function squareName(r, c) { return `${fileName(c)}${vstate.n - r}`; }
 
+// threats finds what the queens placed so far attack: the squares in their
+// columns and diagonals (a queen's own row is where it moves to) and the
+// pairs of queens that attack each other, top row first.
+function threats(cols) {
+  const n = cols.length;
+  const attacked = new Set();
+  const pairs = [];
+  for (let r = 0; r < n; r++) {
+    const c = cols[r];
+    if (c < 0) continue;
+    for (let r2 = 0; r2 < n; r2++) {
+      const d = r2 - r;
+      if (d === 0) continue;
+      for (const c2 of [c, c - d, c + d]) if (c2 >= 0 && c2 < n) attacked.add(r2 * n + c2);
+      if (d > 0 && cols[r2] >= 0 && (cols[r2] === c || Math.abs(cols[r2] - c) === d)) pairs.push([r, r2]);
+    }
+  }
+  return { attacked, pairs };
+}
+
+function threatText(pairs) {
+  const shown = pairs.slice(0, 3).map(([a, b]) => `${squareName(a, vstate.cols[a])} and ${squareName(b, vstate.cols[b])}`);
+  const more = pairs.length > shown.length ? `, and ${plural(pairs.length - shown.length, 'more pair')}` : '';
+  return `${pairs.length === 1 ? 'Two queens attack each other' : `${pairs.length} pairs of queens attack each other`}: ${shown.join(', ')}${more}.`;
+}
+
 async function updateValidator() {
   const { n, cols } = vstate;
   const seq = ++vseq;
+  const { attacked, pairs } = threats(cols);
+  const clashing = new Set(pairs.flat());
   for (const b of document.querySelectorAll('#vboard .sq')) {
     const r = Number(b.dataset.r), c = Number(b.dataset.c);
     const q = cols[r] === c;
+    const hit = attacked.has(r * n + c);
     b.classList.toggle('queen', q);
+    b.classList.toggle('hit', hit && !q);
+    b.classList.toggle('clash', q && clashing.has(r));
     b.classList.remove('attack', 'line');
     b.setAttribute('aria-pressed', String(q));
-    b.setAttribute('aria-label', `${squareName(r, c)}${q ? ', queen' : ''}`);
+    b.setAttribute('aria-label', squareName(r, c) + (q ? ', queen' : '') + (hit ? ', attacked' : ''));
   }
   $('#vplacement').textContent = n ? `[${cols.map((c) => (c < 0 ? '·' : c)).join(', ')}]` : '';
   const verdict = $('#verdict');
   verdict.className = 'verdict';
   const placed = cols.filter((c) => c >= 0).length;
+  // On a solved board every empty square is attacked: the dots would only hide it.
+  $('#vboard').classList.toggle('solved', n > 0 && placed === n && !pairs.length);
   if (!n) { verdict.textContent = ''; return; }
   if (placed < n) {
-    verdict.textContent = `${fmtBig(String(placed))} of ${plural(n, 'row')} ${n === 1 ? 'has' : 'have'} a queen: place one in every row.`;
+    // Conflicts show as the queens go down; the server checks a full board.
+    verdict.className = pairs.length ? 'verdict warn' : 'verdict';
+    verdict.replaceChildren(
+      `${fmtBig(String(placed))} of ${plural(n, 'row')} ${n === 1 ? 'has' : 'have'} a queen: place one in every row. `,
+      el('span', { id: 'vthreats', text: pairs.length ? threatText(pairs) : placed > 1 ? 'No two attack each other so far.' : '' }));
     return;
   }
   verdict.textContent = 'Checking…';
   try {
-    const { data } = await gql(Q_VALIDATE, { p: cols, n });
+    const { data, errors } = await gql(Q_VALIDATE, { p: cols, n }, { partial: true });
     if (seq !== vseq) return;
+    const onSolution = (e) => Array.isArray(e.path) && e.path[0] === 'solution';
+    const other = errors.find((e) => !onSolution(e));
+    if (other) throw firstError([other]);
     const v = data.validate;
+    if (!v) throw new ApiError('ERROR', 'the server answered without a verdict');
     if (v.valid) {
       verdict.className = 'verdict ok';
-      verdict.replaceChildren(el('strong', { text: '✓ A solution. ' }), v.message);
+      verdict.replaceChildren(el('strong', { text: '✓ A solution. ' }), v.message,
+        whereItStands(n, data.solution, errors.find(onSolution)));
       return;
     }
     const k = v.conflict;
     verdict.className = 'verdict bad';
     verdict.replaceChildren(el('strong', { text: '✗ Not a solution. ' }),
       `The queens on ${squareName(k.rowA, k.colA)} and ${squareName(k.rowB, k.colB)} attack each other: `,
-      el('span', { id: 'conflict-message', text: k.message }), '.');
+      el('span', { id: 'conflict-message', text: k.message }), '. ',
+      pairs.length > 1 ? el('span', { id: 'vthreats', text: threatText(pairs) }) : null);
     const steps = k.rowB - k.rowA;
     const dc = Math.sign(k.colB - k.colA);
     for (let i = 0; i <= steps; i++) {
@@ -971,13 +1155,62 @@ async function updateValidator() {
   }
 }
 
+// viewLink is a link to another view of this page: a real address (to
+// open in a new tab, to copy) that a plain click opens in place.
+function viewLink(attrs, patch, text, open = () => navigate(patch)) {
+  return el('a', {
+    ...attrs, href: toURL({ ...view, ...patch }), text,
+    onclick: (ev) => {
+      if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+      ev.preventDefault();
+      open();
+    },
+  });
+}
+
+// whereItStands links a solution placed on the try-it board to its rank
+// (the page that starts with it), its class and its details.
+function whereItStands(n, s, err) {
+  const list = el('ul', { id: 'vlinks', class: 'vlinks' });
+  if (!s) {
+    list.append(el('li', {}, 'Its rank could not be found: ',
+      el('code', { class: 'code', text: (err && err.extensions && err.extensions.code) || 'ERROR' }), ' ', (err && err.message) || 'no answer'));
+    return list;
+  }
+  // A page that starts at a rank, with the boards' heading in view.
+  const pageLink = (id, mode, rank, text) => {
+    const patch = { mode, pos: { kind: 'at', rank }, show: null };
+    return viewLink({ id }, patch, text, () => { navigate(patch); $('#boards-heading').focus(); });
+  };
+  const detailsLink = (id, compact, text) => viewLink({ id }, { show: compact }, text, () => openDetails(compact));
+  list.append(el('li', {}, s.rank
+    ? ['It is ', pageLink('v-rank', 'all', s.rank, `solution #${fmtBig(s.rank)}`), ` of N = ${n}.`]
+    : el('span', { id: 'v-rank-unknown', text: rankUnknown(n).replace(/^rank unknown/, 'Its rank is unknown') + '.' })));
+  const classes = `${plural(s.orbitSize, 'solution')} in its symmetry class`;
+  if (s.isCanonical) {
+    list.append(el('li', {}, 'It is the canonical member of its class',
+      s.uniqueRank ? [': ', pageLink('v-class', 'unique', s.uniqueRank, `unique solution #${fmtBig(s.uniqueRank)}`)] : '',
+      ` (${classes}).`));
+  } else {
+    const c = s.canonical;
+    list.append(el('li', {}, 'Its class is named by ',
+      detailsLink('v-canonical', c.compact, `[${c.placement.join(', ')}]`),
+      c.uniqueRank ? [', ', pageLink('v-class', 'unique', c.uniqueRank, `unique solution #${fmtBig(c.uniqueRank)}`)] : '',
+      ` (${classes}).`));
+  }
+  list.append(el('li', {}, detailsLink('v-details', s.compact, 'Show its details')));
+  return list;
+}
+
 // ---------------------------------------------------------------- start
 
 function init() {
   const sel = $('#n');
   for (let n = 1; n <= MAX_N; n++) sel.append(el('option', { value: String(n), text: String(n) }));
-  view = fromURL();
-  history.replaceState(null, '', toURL(view));
+  const read = fromURL();
+  view = read.view;
+  showNotice(read.problems);
+  history.replaceState({ pos: view.pos }, '', toURL(view));
   render();
 }
 
