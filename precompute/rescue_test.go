@@ -53,9 +53,11 @@ func (s *goneStore) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx sto
 	return s.Store.WriteChunk(ctx, w, inTx)
 }
 
-// rescueConfig makes a worker look gone after 1 s without a heartbeat
-// (20 heartbeats), rather than the default 20 s.
-var rescueConfig = precompute.Config{Workers: 1, Heartbeat: 50 * time.Millisecond, RescueAfter: time.Second}
+// rescueConfig makes a worker look gone after 2 s without a heartbeat
+// (20 heartbeats) rather than the default 20 s: long enough for a live
+// worker's heartbeat on a loaded machine under the race detector, where
+// on SQLite it waits its turn on the one write connection.
+var rescueConfig = precompute.Config{Workers: 1, Heartbeat: 100 * time.Millisecond, RescueAfter: 2 * time.Second}
 
 // TestRescueGoneWorker: a worker process vanishes with chunk jobs running
 // (no heartbeat, no write) in the middle of a board; another process
@@ -136,19 +138,17 @@ func waitHeld(t *testing.T, b *bundle, id string) map[int64]bool {
 	return nil
 }
 
-// TestNoRescueWhileAlive: chunks that run four times RescueAfter in a
+// TestNoRescueWhileAlive: chunks that run twice RescueAfter in a
 // worker that is alive (its heartbeat goes on) are not rescued by the
 // other process, which looks for jobs to rescue all along: every chunk job
 // runs once.
 func TestNoRescueWhileAlive(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		const n = 9
-		cfg := rescueConfig
-		cfg.RescueAfter = 500 * time.Millisecond
-		hold := 4 * cfg.RescueAfter
+		hold := 2 * rescueConfig.RescueAfter
 		slow := &faultyStore{n: n, hold: hold}
-		a := setup(t, backend, options{cfg: cfg, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
-		b := a.peer(t, options{cfg: cfg})
+		a := setup(t, backend, options{cfg: rescueConfig, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
+		b := a.peer(t, options{cfg: rescueConfig})
 		b.start(t)
 		a.start(t)
 		a.ask(t, n)

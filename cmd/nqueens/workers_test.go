@@ -24,8 +24,9 @@ import (
 )
 
 // These tests run the real binary: `precompute --wait` alone on SQLite,
-// worker processes killed with SIGKILL and restarted, and several worker
-// processes with the API process, all on one Postgres schema. What the
+// a worker process killed with SIGKILL beside another that takes over its
+// jobs, and several worker processes with the API process, each on a
+// Postgres schema of its own. What the
 // processes wrote is read back through the store and River's job table.
 
 // TestPrecomputeWaitSQLite computes boards with `precompute --wait` on the
