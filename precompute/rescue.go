@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -65,7 +66,7 @@ func (e *Engine[TTx]) rescue(ctx context.Context) {
 	}
 	workers, err := e.store.Workers(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
+		if !errors.Is(err, context.Canceled) {
 			e.log.Warn("rescuing the jobs of workers gone: reading the heartbeats", "err", err)
 		}
 		return
@@ -76,12 +77,12 @@ func (e *Engine[TTx]) rescue(ctx context.Context) {
 		case w.Unseen < e.cfg.RescueAfter:
 			alive[w.ID] = true
 		case w.Unseen > forgetAfter:
-			if err := e.store.ForgetWorker(ctx, w.ID); err != nil && ctx.Err() == nil {
+			if err := e.store.ForgetWorker(ctx, w.ID); err != nil && !errors.Is(err, context.Canceled) {
 				e.log.Warn("forgetting a worker gone", "worker", w.ID, "err", err)
 			}
 		}
 	}
-	if err := e.rescueJobs(ctx, alive); err != nil && ctx.Err() == nil {
+	if err := e.rescueJobs(ctx, alive); err != nil && !errors.Is(err, context.Canceled) {
 		e.log.Warn("rescuing the jobs of workers gone", "err", err)
 	}
 }

@@ -138,20 +138,21 @@ func waitHeld(t *testing.T, b *bundle, id string) map[int64]bool {
 	return nil
 }
 
-// TestNoRescueWhileAlive: chunks that run twice RescueAfter in a
+// TestNoRescueWhileAlive: chunks that run three times RescueAfter in a
 // worker that is alive (its heartbeat goes on) are not rescued by the
-// other process, which looks for jobs to rescue all along: every chunk job
-// runs once.
+// other process, which looks for jobs to rescue while they run: every
+// chunk job runs once.
 func TestNoRescueWhileAlive(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		const n = 9
-		hold := 2 * rescueConfig.RescueAfter
+		hold := 3 * rescueConfig.RescueAfter
 		slow := &faultyStore{n: n, hold: hold}
 		a := setup(t, backend, options{cfg: rescueConfig, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
-		b := a.peer(t, options{cfg: rescueConfig})
-		b.start(t)
 		a.start(t)
 		a.ask(t, n)
+		waitHeld(t, a, a.engine.ID())
+		b := a.peer(t, options{cfg: rescueConfig})
+		b.start(t)
 		done := b.waitFinished(t, n)[n]
 		boardtest.CheckCounts(t, done)
 		checkChunksOnce(t, b, n)

@@ -2,6 +2,7 @@ package precompute
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -53,15 +54,24 @@ func (e *Engine[TTx]) upkeep(ctx context.Context) {
 			e.sweep(ctx)
 		}
 		if beats%rescueEvery == 0 {
-			e.rescue(ctx)
+			e.bounded(ctx, e.rescue)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		e.heartbeat(ctx)
+		e.bounded(ctx, e.heartbeat)
 	}
+}
+
+// bounded runs duty with RescueAfter to finish: a heartbeat that takes
+// longer is missed anyway, and a hung connection must not stop the
+// heartbeats that follow.
+func (e *Engine[TTx]) bounded(ctx context.Context, duty func(context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.RescueAfter)
+	defer cancel()
+	duty(ctx)
 }
 
 // heartbeat records that this process is alive (its row in the workers
@@ -75,7 +85,7 @@ func (e *Engine[TTx]) heartbeat(ctx context.Context) {
 	switch err := e.store.SeeWorker(ctx, e.id); {
 	case err != nil:
 		e.heartbeatsSince = time.Time{}
-		if ctx.Err() == nil {
+		if !errors.Is(err, context.Canceled) {
 			e.log.Warn("worker heartbeat", "worker", e.id, "err", err)
 		}
 	case e.heartbeatsSince.IsZero():
