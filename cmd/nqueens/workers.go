@@ -65,7 +65,7 @@ func addWorkerFlags(fs *flag.FlagSet, serve bool) *workerSettings {
 	fs.IntVar(&s.storeMaxN, "store-max-n", precompute.DefaultStoreMaxN,
 		"storage limit: boards up to it keep every solution, boards above it (up to "+strconv.Itoa(precompute.MaxN)+") their counts only ($"+envStoreMaxN+")")
 	fs.DurationVar(&s.jobTimeout, "job-timeout", time.Hour,
-		"how long a job may run before it is taken for hung, cancelled and run again; a chunk expected to run longer (counts-only boards from N=23) gets 100 times its expected time ($"+envJobTimeout+")")
+		"how long a job may run before it is taken for hung, cancelled and run again; a chunk gets 100 times its expected time when that is more (counts-only boards from N=23) ($"+envJobTimeout+")")
 	fs.DurationVar(&s.rescueAfter, "rescue-after", precompute.DefaultRescueAfter,
 		"how long a worker process may go without a heartbeat before the jobs it was running are run by others: a killed worker's chunks run again within about 1.25 times this ($"+envRescue+")")
 	if serve {
