@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -18,6 +19,13 @@ import (
 type chunkWorker[TTx any, TDriver riverdriver.Driver[TTx]] struct {
 	river.WorkerDefaults[ChunkArgs]
 	e *Engine[TTx]
+}
+
+// Timeout implements river.Worker: a chunk expected to run long may (see
+// chunkTimeout). River's rescuer reads it too, and leaves a chunk that
+// runs within it alone.
+func (w *chunkWorker[TTx, TDriver]) Timeout(job *river.Job[ChunkArgs]) time.Duration {
+	return chunkTimeout(job.Args, w.e.cfg.JobTimeout)
 }
 
 // Work computes the chunk and writes it. A chunk that fails on its last

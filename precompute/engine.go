@@ -14,6 +14,10 @@
 // The same job kinds run on Postgres (riverpgxv5, any number of worker
 // processes sharing the chunks) and on the embedded SQLite file
 // (riversqlite, on the store's one write connection).
+//
+// A worker process may die at any moment (killed, its machine lost): its
+// running jobs are then run again by the others once its heartbeat is
+// missing for Config.RescueAfter (rescue.go), however long the jobs run.
 package precompute
 
 import (
@@ -41,7 +45,7 @@ import (
 // took 24.1 s with two jobs at once and 8.7 s with four. The cost: a
 // process holds jobs waiting for a worker that others could run, at most
 // three per worker, which matters only at the very end of a board (and
-// counts against JobTimeout).
+// counts against the job's timeout: chunkTimeout).
 const jobsPerWorker = 4
 
 // MaxN is the largest board the engine computes. Counting N=27 took a
@@ -74,22 +78,29 @@ type Config struct {
 	// RetryPolicy says when a failed job runs again (default River's:
 	// attempt⁴ seconds, with jitter).
 	RetryPolicy river.ClientRetryPolicy
-	// JobTimeout is how long a job may run (default 1h). Past it, River
-	// cancels the job and runs it again later; and a job whose worker died
-	// (killed, its machine gone) is run again once that long has passed
-	// since it started: River knows no better sign that a worker is gone.
-	// Keep it above the longest chunk: chunks of stored boards take
-	// milliseconds; a task of a counts-only board takes 2.4 ms on average
-	// at N=17 on one core, and about 6.5 times more for each N above:
-	// 0.7 s at N=20, 3 minutes at N=23, 4 days at N=27.
+	// JobTimeout is how long a job may run before River cancels it and
+	// runs it again later (default 1h): the bound on a job that hangs. A
+	// chunk expected to run longer gets more (chunkTimeout): chunks of
+	// stored boards take milliseconds, but a task of a counts-only board
+	// takes 2.4 ms on average at N=17 on one core and about 6.5 times more
+	// for each N above: 0.7 s at N=20, 3 minutes at N=23, 4 days at N=27.
+	// A worker that dies is noticed by its missing heartbeat
+	// (RescueAfter), not by this.
 	JobTimeout time.Duration
+	// RescueAfter is how long a worker process may go without a heartbeat
+	// before the jobs it was running are run again by others (default
+	// 20s; at least minHeartbeatsToRescue heartbeats). Each process looks
+	// for such jobs every quarter of it, so a killed worker's jobs run
+	// again within about 1.25 times RescueAfter (rescue.go).
+	RescueAfter time.Duration
 	// StopTimeout is how long Stop lets the running chunks commit before
 	// cancelling them; a cancelled chunk rolls back and runs again later,
 	// here or elsewhere (default 10s).
 	StopTimeout time.Duration
-	// Heartbeat is how often the boards whose chunks run here get their
-	// updated_at refreshed, so that progress readers see they are alive
-	// (default 1s).
+	// Heartbeat is how often this process records that it is alive (the
+	// workers table, which RescueAfter reads) and refreshes the updated_at
+	// of the boards whose chunks run here, so that progress readers see
+	// they are alive (default 1s).
 	Heartbeat time.Duration
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
@@ -100,11 +111,35 @@ func (c *Config) setDefaults() {
 	c.StoreMaxN = cmp.Or(c.StoreMaxN, DefaultStoreMaxN)
 	c.MaxAttempts = cmp.Or(c.MaxAttempts, 5)
 	c.JobTimeout = cmp.Or(c.JobTimeout, time.Hour)
+	c.RescueAfter = cmp.Or(c.RescueAfter, DefaultRescueAfter)
 	c.StopTimeout = cmp.Or(c.StopTimeout, 10*time.Second)
-	c.Heartbeat = cmp.Or(c.Heartbeat, time.Second)
+	c.Heartbeat = cmp.Or(c.Heartbeat, DefaultHeartbeat)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+}
+
+// DefaultHeartbeat is Config.Heartbeat's default.
+const DefaultHeartbeat = time.Second
+
+// DefaultRescueAfter is Config.RescueAfter's default: a killed worker's
+// jobs run again within about 25 s, well within the minute DESIGN.md
+// promises, and a live worker would have to miss twenty heartbeats in a
+// row to be taken for gone.
+const DefaultRescueAfter = 20 * time.Second
+
+// minHeartbeatsToRescue is how many heartbeats RescueAfter must span at
+// least, so that one slow heartbeat (a busy database, a pause) does not
+// make a live worker look gone.
+const minHeartbeatsToRescue = 5
+
+// CheckRescueAfter checks Config.RescueAfter against the heartbeat.
+func CheckRescueAfter(rescueAfter, heartbeat time.Duration) error {
+	if rescueAfter < minHeartbeatsToRescue*heartbeat {
+		return fmt.Errorf("the time after which a silent worker's jobs are rescued must be at least %s (%d heartbeats), got %s",
+			minHeartbeatsToRescue*heartbeat, minHeartbeatsToRescue, rescueAfter)
+	}
+	return nil
 }
 
 // CheckStoreMaxN checks a storage limit.
@@ -120,12 +155,19 @@ func CheckStoreMaxN(n int) error {
 type Engine[TTx any] struct {
 	store   store.Store
 	client  *river.Client[TTx]
-	db      riverdriver.Executor // for JobCounts
+	db      riverdriver.Executor // for JobCounts and the rescue (rescue.go)
 	cfg     Config
 	log     *slog.Logger
 	running *runningBoards
 	// computing holds a token per chunk being computed: Workers at most.
 	computing chan struct{}
+	// id names this process: its River client id, which River records
+	// in every job it fetches, and its row in the workers table.
+	id string
+	// heartbeatsSince is when this process's heartbeats last began to
+	// succeed (zero while they fail); only the upkeep goroutine uses it,
+	// once started.
+	heartbeatsSince time.Time
 
 	stopUpkeep context.CancelFunc
 	upkeepDone chan struct{}
@@ -141,7 +183,11 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDrive
 	if err := CheckStoreMaxN(cfg.StoreMaxN); err != nil {
 		return nil, err
 	}
-	e := &Engine[TTx]{store: st, db: driver.GetExecutor(), cfg: cfg, log: cfg.Logger, running: newRunningBoards(), computing: make(chan struct{}, cfg.Workers)}
+	if err := CheckRescueAfter(cfg.RescueAfter, cfg.Heartbeat); err != nil {
+		return nil, fmt.Errorf("precompute: %w", err)
+	}
+	e := &Engine[TTx]{store: st, db: driver.GetExecutor(), cfg: cfg, log: cfg.Logger, id: newWorkerID(),
+		running: newRunningBoards(), computing: make(chan struct{}, cfg.Workers)}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &boardWorker[TTx]{e: e})
 	river.AddWorker(workers, &chunkWorker[TTx, TDriver]{e: e})
@@ -155,10 +201,12 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDrive
 		// throughput of a board is how soon a worker fetches the next one:
 		// River's default waits 100 ms between fetches.
 		FetchCooldown: 2 * time.Millisecond,
+		ID:            e.id,
 		JobTimeout:    cfg.JobTimeout,
-		// A job past its timeout has been cancelled; if it is still
-		// running a moment later, its worker is gone. (River never rescues
-		// jobs without a timeout.)
+		// River's own rescuer runs a job again once it has run past its
+		// timeout (a chunk's own: chunkTimeout) and this: it was cancelled
+		// and has not ended, so it hangs. A worker that is gone is noticed
+		// sooner, by its heartbeat (rescue.go).
 		RescueStuckJobsAfter: cfg.JobTimeout + max(cfg.JobTimeout/10, time.Second),
 		MaxAttempts:          cfg.MaxAttempts,
 		RetryPolicy:          cfg.RetryPolicy,
@@ -177,28 +225,49 @@ func (e *Engine[TTx]) Client() *river.Client[TTx] { return e.client }
 
 // Start starts working jobs: Workers at once, until Stop or ctx ends.
 func (e *Engine[TTx]) Start(ctx context.Context) error {
+	// The first heartbeat goes before the first job is fetched, so that no
+	// other process takes this one for gone.
+	if err := e.store.SeeWorker(ctx, e.id); err != nil {
+		return fmt.Errorf("precompute: recording the worker's heartbeat: %w", err)
+	}
+	e.heartbeatsSince = time.Now()
 	if err := e.client.Start(ctx); err != nil {
 		return fmt.Errorf("precompute: starting the workers: %w", err)
 	}
 	uctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stopUpkeep, e.upkeepDone = cancel, make(chan struct{})
 	go e.upkeep(uctx)
+	e.log.Info("working jobs", "worker", e.id, "workers", e.cfg.Workers, "rescue_after", e.cfg.RescueAfter.String())
 	return nil
 }
 
 // Stop stops working jobs: no new job starts, the running ones have
 // Config.StopTimeout to commit, then their contexts are cancelled and they
 // roll back (each runs again later, here or in another process). It
-// returns when they have all ended, or with ctx's error.
+// returns when they have all ended, or with ctx's error. A process that
+// stopped cleanly is forgotten from the workers table; otherwise its
+// heartbeat goes missing and its jobs are rescued.
 func (e *Engine[TTx]) Stop(ctx context.Context) error {
 	err := e.client.Stop(ctx)
-	if e.stopUpkeep != nil {
-		e.stopUpkeep()
-		<-e.upkeepDone
-		e.stopUpkeep = nil
+	if e.stopUpkeep == nil {
+		return err // never started
+	}
+	e.stopUpkeep()
+	<-e.upkeepDone
+	e.stopUpkeep = nil
+	if err == nil {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if ferr := e.store.ForgetWorker(fctx, e.id); ferr != nil {
+			e.log.Warn("forgetting this worker's heartbeat; it will go stale", "worker", e.id, "err", ferr)
+		}
 	}
 	return err
 }
+
+// ID is this process's worker id: its River client id, as River records
+// it in the jobs it fetches, and its row in the workers table.
+func (e *Engine[TTx]) ID() string { return e.id }
 
 // Precompute asks for board n to be computed and kept: every solution when
 // storeSolutions is true, only the counts when false, and as the storage
@@ -262,10 +331,40 @@ func tasksPerChunk(n int) int {
 	if err != nil {
 		return 1
 	}
-	perTask := 2.4 * math.Pow(6.5, float64(n-17)) // milliseconds
-	size := int(math.Round(250 / perTask))
+	size := int(math.Round(float64(250*time.Millisecond) / float64(taskTime(n))))
 	return max(1, min(size, (len(tasks)+15)/16, 256))
 }
+
+// taskTime is how long one of the counter's tasks of N takes on average,
+// on one core of the project's machine: 2.4 ms at N=17, and about 6.5
+// times more for each N above.
+func taskTime(n int) time.Duration {
+	return time.Duration(float64(2400*time.Microsecond) * math.Pow(6.5, float64(n-17)))
+}
+
+// chunkTimeoutFactor is how many times its expected time a chunk may run
+// before it is taken for hung. Of N=17's tasks the longest took 26 times
+// the mean (the 99th percentile 5.6 times), and a job may first wait for
+// up to jobsPerWorker-1 others to compute; a machine may be slower or
+// busier than the project's.
+const chunkTimeoutFactor = 100
+
+// chunkTimeout is how long a chunk job may run: floor (Config.JobTimeout),
+// or chunkTimeoutFactor times its expected time when that is more (a
+// chunk of N=23's tasks 5 hours, of N=27's more than a year: a task that
+// computes is not hung, and a worker that dies is noticed by its
+// heartbeat instead).
+func chunkTimeout(a ChunkArgs, floor time.Duration) time.Duration {
+	if len(a.Tasks) == 0 {
+		return floor // a prefix of a stored board: milliseconds
+	}
+	// In floating point: 256 tasks of N=27 would overflow a Duration.
+	expected := float64(len(a.Tasks)) * float64(taskTime(a.N))
+	return max(floor, time.Duration(min(chunkTimeoutFactor*expected, float64(maxChunkTimeout))))
+}
+
+// maxChunkTimeout bounds chunkTimeout: ten years.
+const maxChunkTimeout = 10 * 365 * 24 * time.Hour
 
 // finish closes board n once its chunks are all done. Counts that do not
 // add up fail the board (FinishBoard records why): that is final, and the

@@ -43,6 +43,7 @@ type engine interface {
 	Stop(ctx context.Context) error
 	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
+	ID() string
 }
 
 // bundle is what one test works with.
@@ -52,6 +53,9 @@ type bundle struct {
 	engine engine
 	// jobs lists the jobs of a kind, every state, in insertion order.
 	jobs func(t *testing.T, kind string) []*rivertype.JobRow
+	// peer makes another engine over the same database, as another
+	// worker process would have (not started; stopped when the test ends).
+	peer func(t *testing.T, o options) *bundle
 }
 
 // options adjust a test's setup.
@@ -67,12 +71,7 @@ type options struct {
 func setup(t *testing.T, backend string, o options) *bundle {
 	t.Helper()
 	ctx := t.Context()
-	if o.wrap == nil {
-		o.wrap = func(s store.Store) store.Store { return s }
-	}
-	if o.cfg.Logger == nil {
-		o.cfg.Logger = testLogger(t)
-	}
+	o.setDefaults(t)
 	switch backend {
 	case "postgres":
 		u, _ := pgtest.Schema(t)
@@ -92,6 +91,15 @@ func setup(t *testing.T, backend string, o options) *bundle {
 	}
 	t.Fatalf("unknown backend %q", backend)
 	return nil
+}
+
+func (o *options) setDefaults(t *testing.T) {
+	if o.wrap == nil {
+		o.wrap = func(s store.Store) store.Store { return s }
+	}
+	if o.cfg.Logger == nil {
+		o.cfg.Logger = testLogger(t)
+	}
 }
 
 func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, through store.Store, driver TDriver, cfg precompute.Config) *bundle {
@@ -126,7 +134,12 @@ func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, throu
 			params = params.After(res.LastCursor)
 		}
 	}
-	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list}
+	peer := func(t *testing.T, o options) *bundle {
+		t.Helper()
+		o.setDefaults(t)
+		return newBundle(t, st, o.wrap(st), driver, o.cfg)
+	}
+	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list, peer: peer}
 }
 
 // start starts the engine's workers.
@@ -148,10 +161,12 @@ func (b *bundle) ask(t *testing.T, ns ...int) {
 }
 
 // waitFinished waits until the boards ns are done or failed, and returns
-// them.
+// them. The bound only stops a test that hangs: under the race detector,
+// on a loaded machine, SQLite writes N=13 ten times slower than usual, and
+// TestStopAndResume took over two minutes beside another test.
 func (b *bundle) waitFinished(t *testing.T, ns ...int) map[int]store.Board {
 	t.Helper()
-	return boardtest.WaitFinished(t, b.store, 2*time.Minute, ns...)
+	return boardtest.WaitFinished(t, b.store, 5*time.Minute, ns...)
 }
 
 // checkChunksOnce checks that every chunk of board n was done once: each

@@ -2,6 +2,7 @@ package precompute
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -40,32 +41,56 @@ func (r *runningBoards) boards() []int {
 }
 
 // upkeep runs the engine's background duties until ctx ends: the
-// heartbeat, every Config.Heartbeat, and the sweep, at once and every
-// sweepEvery heartbeats.
+// heartbeat, every Config.Heartbeat; the sweep, at once and every
+// sweepEvery heartbeats; and the rescue of the jobs of workers gone, every
+// quarter of Config.RescueAfter (rescue.go).
 func (e *Engine[TTx]) upkeep(ctx context.Context) {
 	defer close(e.upkeepDone)
 	tick := time.NewTicker(e.cfg.Heartbeat)
 	defer tick.Stop()
+	rescueEvery := max(1, int(e.cfg.RescueAfter/4/e.cfg.Heartbeat))
 	for beats := 0; ; beats++ {
 		if beats%sweepEvery == 0 {
 			e.sweep(ctx)
+		}
+		if beats%rescueEvery == 0 {
+			e.bounded(ctx, e.rescue)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		e.heartbeat(ctx)
+		e.bounded(ctx, e.heartbeat)
 	}
 }
 
-// heartbeat refreshes the updated_at of the boards whose chunks run in this
-// process. Chunks of stored boards commit many times a second, each
-// raising the board's progress; a task of a counts-only board at large N
-// runs for minutes without a commit, and the heartbeat is then what shows
-// progress readers (and the ETA they compute from updated_at) that the
-// board is alive.
+// bounded runs duty with RescueAfter to finish: a heartbeat that takes
+// longer is missed anyway, and a hung connection must not stop the
+// heartbeats that follow.
+func (e *Engine[TTx]) bounded(ctx context.Context, duty func(context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.RescueAfter)
+	defer cancel()
+	duty(ctx)
+}
+
+// heartbeat records that this process is alive (its row in the workers
+// table: rescue.go), and refreshes the updated_at of the boards whose
+// chunks run in it. Chunks of stored boards commit many times a second,
+// each raising the board's progress; a task of a counts-only board at
+// large N runs for minutes without a commit, and the heartbeat is then
+// what shows progress readers (and the ETA they compute from updated_at)
+// that the board is alive.
 func (e *Engine[TTx]) heartbeat(ctx context.Context) {
+	switch err := e.store.SeeWorker(ctx, e.id); {
+	case err != nil:
+		e.heartbeatsSince = time.Time{}
+		if !errors.Is(err, context.Canceled) {
+			e.log.Warn("worker heartbeat", "worker", e.id, "err", err)
+		}
+	case e.heartbeatsSince.IsZero():
+		e.heartbeatsSince = time.Now()
+	}
 	for _, n := range e.running.boards() {
 		if err := e.store.TouchBoard(ctx, n); err != nil && ctx.Err() == nil {
 			e.log.Warn("progress heartbeat", "n", n, "err", err)

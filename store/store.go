@@ -83,6 +83,15 @@ type Store interface {
 	// board). PlanBoard resumes it.
 	FailBoard(ctx context.Context, n int, reason string) (Board, error)
 
+	// SeeWorker records a heartbeat of worker process id: it is alive now.
+	// The first one records when it started.
+	SeeWorker(ctx context.Context, id string) error
+	// Workers returns the worker processes on record, by id.
+	Workers(ctx context.Context) ([]Worker, error)
+	// ForgetWorker deletes the record of worker process id: it stopped, or
+	// has long been gone. An unknown id is not an error.
+	ForgetWorker(ctx context.Context, id string) error
+
 	// Page returns up to req.Limit solutions next to req.Cursor, in
 	// ascending order whatever the direction (keyset pagination: no
 	// offsets). Ask for one more than you show to learn whether more exist.

@@ -87,6 +87,30 @@ func (l *lateStore) TouchBoard(ctx context.Context, n int) error {
 	return st.TouchBoard(ctx, n)
 }
 
+func (l *lateStore) SeeWorker(ctx context.Context, id string) error {
+	st, err := l.get()
+	if err != nil {
+		return err
+	}
+	return st.SeeWorker(ctx, id)
+}
+
+func (l *lateStore) Workers(ctx context.Context) ([]store.Worker, error) {
+	st, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return st.Workers(ctx)
+}
+
+func (l *lateStore) ForgetWorker(ctx context.Context, id string) error {
+	st, err := l.get()
+	if err != nil {
+		return err
+	}
+	return st.ForgetWorker(ctx, id)
+}
+
 func (l *lateStore) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 	st, err := l.get()
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	precomputeSynopsis = "RANGE [--wait] [--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D] …"
+	precomputeSynopsis = "RANGE [--wait] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
 	envWait            = "NQUEENS_PRECOMPUTE_WAIT"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--shutdown-timeout D] [--log-level L] [--log-format F] …"
+const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] [--log-level L] [--log-format F] …"
 
 // runWorker works precompute jobs until SIGINT or SIGTERM: any number of
 // worker processes, on any number of machines, share the chunks of one

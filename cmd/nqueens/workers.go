@@ -25,6 +25,7 @@ const (
 	envWorkers    = "NQUEENS_WORKERS"
 	envStoreMaxN  = "NQUEENS_STORE_MAX_N"
 	envJobTimeout = "NQUEENS_JOB_TIMEOUT"
+	envRescue     = "NQUEENS_RESCUE_AFTER"
 	envPrecompute = "NQUEENS_PRECOMPUTE"
 	envShutdown   = "NQUEENS_SHUTDOWN_TIMEOUT"
 
@@ -40,6 +41,7 @@ type workerSettings struct {
 	workers     int
 	storeMaxN   int
 	jobTimeout  time.Duration
+	rescueAfter time.Duration
 	stopTimeout time.Duration
 	// precompute is serve's range to ask for on start ("" for none).
 	precompute string
@@ -50,6 +52,7 @@ var workerEnv = []envFlag{
 	{"workers", envWorkers},
 	{"store-max-n", envStoreMaxN},
 	{"job-timeout", envJobTimeout},
+	{"rescue-after", envRescue},
 	{"precompute", envPrecompute},
 	{"shutdown-timeout", envShutdown},
 }
@@ -62,7 +65,9 @@ func addWorkerFlags(fs *flag.FlagSet, serve bool) *workerSettings {
 	fs.IntVar(&s.storeMaxN, "store-max-n", precompute.DefaultStoreMaxN,
 		"storage limit: boards up to it keep every solution, boards above it (up to "+strconv.Itoa(precompute.MaxN)+") their counts only ($"+envStoreMaxN+")")
 	fs.DurationVar(&s.jobTimeout, "job-timeout", time.Hour,
-		"how long a job may run before it is cancelled and run again; also how long a job whose worker died waits to run again; keep it above the longest chunk ($"+envJobTimeout+")")
+		"how long a job may run before it is taken for hung, cancelled and run again; a chunk gets 100 times its expected time when that is more (counts-only boards from N=23) ($"+envJobTimeout+")")
+	fs.DurationVar(&s.rescueAfter, "rescue-after", precompute.DefaultRescueAfter,
+		"how long a worker process may go without a heartbeat before the jobs it was running are run by others: a killed worker's chunks run again within about 1.25 times this ($"+envRescue+")")
 	if serve {
 		// serve's own --shutdown-timeout bounds the requests in flight;
 		// its workers stop within the engine's default.
@@ -84,6 +89,8 @@ func (s *workerSettings) check() error {
 		return usagef("%s: %v", setting("store-max-n"), precompute.CheckStoreMaxN(s.storeMaxN))
 	case s.jobTimeout <= 0:
 		return usagef("%s must be positive, got %s", setting("job-timeout"), s.jobTimeout)
+	case precompute.CheckRescueAfter(s.rescueAfter, precompute.DefaultHeartbeat) != nil:
+		return usagef("%s: %v", setting("rescue-after"), precompute.CheckRescueAfter(s.rescueAfter, precompute.DefaultHeartbeat))
 	case s.stopTimeout < 0:
 		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), s.stopTimeout)
 	}
@@ -100,6 +107,7 @@ func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
 		Workers:     s.workers,
 		StoreMaxN:   s.storeMaxN,
 		JobTimeout:  s.jobTimeout,
+		RescueAfter: s.rescueAfter,
 		StopTimeout: s.stopTimeout,
 		Logger:      logger,
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +24,9 @@ import (
 )
 
 // These tests run the real binary: `precompute --wait` alone on SQLite,
-// worker processes killed with SIGKILL and restarted, and several worker
-// processes with the API process, all on one Postgres schema. What the
+// a worker process killed with SIGKILL beside another that takes over its
+// jobs, and several worker processes with the API process, each on a
+// Postgres schema of its own. What the
 // processes wrote is read back through the store and River's job table.
 
 // TestPrecomputeWaitSQLite computes boards with `precompute --wait` on the
@@ -85,6 +88,7 @@ func TestPrecomputeBadUsage(t *testing.T) {
 		{nil, []string{"twelve"}, "not a board size"},
 		{nil, []string{"12", "--workers", "0"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
 		{nil, []string{"12", "--store-max-n", "40"}, "storage limit"},
+		{nil, []string{"12", "--rescue-after", "2s"}, "--rescue-after (NQUEENS_RESCUE_AFTER): the time after which a silent worker's jobs are rescued must be at least 5s"},
 		{[]string{"NQUEENS_WORKERS=many"}, []string{"12"}, "NQUEENS_WORKERS"},
 		{[]string{"NQUEENS_PRECOMPUTE_WAIT=maybe"}, []string{"12"}, "NQUEENS_PRECOMPUTE_WAIT"},
 	} {
@@ -204,32 +208,124 @@ func checkChunksOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
 	return clients
 }
 
-// TestWorkerKilled kills a worker process (SIGKILL: no chance to roll
-// anything back or to say goodbye) in the middle of N=13, then starts
-// another: River rescues the jobs the dead one held, and the board ends
-// done with the right counts, the solver's solutions each once, and every
-// chunk done by one completed job.
+// TestWorkerKilled kills one of two worker processes (SIGKILL: no chance
+// to roll anything back or to say goodbye) in the middle of a board, with
+// the default settings: the other rescues the chunk jobs the dead one held
+// once its heartbeat has been missing for --rescue-after (20 s), and the
+// board ends done within a minute of the kill, with the right counts, the
+// solver's solutions each stored once (stored boards), and every chunk
+// done by one completed job. Both kinds of board: N=14, stored, and N=17,
+// counts only (above the default storage limit).
 func TestWorkerKilled(t *testing.T) {
 	t.Parallel()
-	u, _ := pgtest.Schema(t)
-	// A job running past its one-second timeout belongs to a dead worker:
-	// chunks of N=13 take milliseconds.
-	env := []string{"DATABASE_URL=" + u, "NQUEENS_JOB_TIMEOUT=1s"}
-	if r := nqueensEnv(t, env, "precompute", "13"); r.code != 0 {
-		t.Fatalf("precompute 13: exit %d, %s", r.code, r.stderr)
+	for _, tt := range []struct {
+		name   string
+		n      int
+		stored bool
+	}{
+		{"stored", 14, true},
+		{"counts-only", 17, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			u, _ := pgtest.Schema(t)
+			env := []string{"DATABASE_URL=" + u}
+			if r := nqueensEnv(t, env, "migrate", "up"); r.code != 0 {
+				t.Fatalf("migrate up: exit %d, %s", r.code, r.stderr)
+			}
+			victim, survivor := startWorker(t, env), startWorker(t, env)
+			victimID := workerID(t, victim)
+			if r := nqueensEnv(t, env, "precompute", strconv.Itoa(tt.n)); r.code != 0 {
+				t.Fatalf("precompute %d: exit %d, %s", tt.n, r.code, r.stderr)
+			}
+			st := openPostgres(t, u)
+			var killed time.Time
+			interruptMidBoard(t, st, tt.n, victim, "kill", func() {
+				if err := victim.cmd.Process.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				killed = time.Now()
+				victim.cmd.Wait()
+			})
+			held := heldJobs(t, st, victimID)
+			if len(held) == 0 {
+				t.Fatalf("the killed worker %s held no job: nothing to rescue", victimID)
+			}
+
+			board := boardtest.WaitFinished(t, st, 2*time.Minute, tt.n)[tt.n]
+			took := board.FinishedAt.Sub(killed)
+			t.Logf("N=%d: %d jobs held by the killed worker; board done %.1f s after the kill (%d chunks)",
+				tt.n, len(held), took.Seconds(), board.ChunksTotal)
+			if took > time.Minute {
+				t.Errorf("N=%d was done %s after the kill, want within a minute", tt.n, took)
+			}
+			boardtest.CheckCounts(t, board)
+			if tt.stored {
+				boardtest.CheckStored(t, st, tt.n)
+			}
+			checkChunksOnce(t, st, tt.n)
+			checkRescued(t, st, held, victimID)
+			survivor.stop(t)
+		})
 	}
-	st := openPostgres(t, u)
-	first := startWorker(t, env, "--workers", "1")
-	interruptMidBoard(t, st, 13, first, "kill", func() {
-		if err := first.cmd.Process.Kill(); err != nil {
+}
+
+// workerID waits for worker process p to say its worker id (the River
+// client id it fetches jobs under) in its log, and returns it.
+func workerID(t *testing.T, p *serving) string {
+	t.Helper()
+	re := regexp.MustCompile(`msg="working jobs" worker=(\S+)`)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(p.stderr.String()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("the worker did not log its id within a minute:\n%s", p.stderr.String())
+	return ""
+}
+
+// heldJobs returns the ids of the jobs River shows running under worker id.
+func heldJobs(t *testing.T, st *postgres.Store, id string) []int64 {
+	t.Helper()
+	var ids []int64
+	err := st.Pool().QueryRow(context.Background(), `SELECT coalesce(array_agg(id), '{}') FROM river_job
+		WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] = $1`, id).Scan(&ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkRescued checks that the jobs the killed worker held were rescued
+// once each, with an error naming it, and then completed by another.
+func checkRescued(t *testing.T, st *postgres.Store, held []int64, killed string) {
+	t.Helper()
+	rows, err := st.Pool().Query(context.Background(), `SELECT id, state, attempted_by,
+		    coalesce((metadata->>'river:rescue_count')::int, 0), errors[1]->>'error'
+		FROM river_job WHERE id = ANY($1)`, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var id int64
+		var state, firstErr string
+		var by []string
+		var rescues int
+		if err := rows.Scan(&id, &state, &by, &rescues, &firstErr); err != nil {
 			t.Fatal(err)
 		}
-		first.cmd.Wait()
-	})
-
-	second := startWorker(t, env, "--workers", "1")
-	checkFinishedOnce(t, st, 13)
-	second.stop(t)
+		seen++
+		if state != "completed" || len(by) != 2 || by[0] != killed || by[1] == killed || rescues != 1 ||
+			!strings.Contains(firstErr, killed+`" is gone`) {
+			t.Errorf("job %d held by the killed worker: %s, attempted by %v, %d rescues, first error %q; want rescued once, then completed by another",
+				id, state, by, rescues, firstErr)
+		}
+	}
+	if rows.Err() != nil || seen != len(held) {
+		t.Errorf("read %d of the %d jobs held by the killed worker: %v", seen, len(held), rows.Err())
+	}
 }
 
 // TestWorkersAndServe runs two worker processes and the API process (serve

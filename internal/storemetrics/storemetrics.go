@@ -90,6 +90,21 @@ func (s *Store) TouchBoard(ctx context.Context, n int) (err error) {
 	return s.next.TouchBoard(ctx, n)
 }
 
+func (s *Store) SeeWorker(ctx context.Context, id string) (err error) {
+	defer s.measure("SeeWorker")(&err)
+	return s.next.SeeWorker(ctx, id)
+}
+
+func (s *Store) Workers(ctx context.Context) (_ []store.Worker, err error) {
+	defer s.measure("Workers")(&err)
+	return s.next.Workers(ctx)
+}
+
+func (s *Store) ForgetWorker(ctx context.Context, id string) (err error) {
+	defer s.measure("ForgetWorker")(&err)
+	return s.next.ForgetWorker(ctx, id)
+}
+
 func (s *Store) FinishBoard(ctx context.Context, n int) (_ store.Board, err error) {
 	defer s.measure("FinishBoard")(&err)
 	return s.next.FinishBoard(ctx, n)

@@ -63,6 +63,7 @@ func Run(t *testing.T, b Backend) {
 		{"TaskBoard", testTaskBoard},
 		{"PlanHook", testPlanHook},
 		{"TouchBoard", testTouchBoard},
+		{"Workers", testWorkers},
 		{"BoardLifecycle", testBoardLifecycle},
 		{"BoardWithoutChunks", testBoardWithoutChunks},
 		{"BadInput", testBadInput},

@@ -1,0 +1,174 @@
+package precompute_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/store"
+)
+
+// goneStore is the real store of a worker process that, once it vanishes,
+// looks gone to the others: its heartbeats fail and none of its chunk
+// writes lands, as after a SIGKILL, until it is released (then the
+// writes held go through, as those of a worker that was only cut off from
+// the database for a while).
+type goneStore struct {
+	store.Store
+	gone      atomic.Bool
+	release   chan struct{}
+	releaseMu sync.Once
+}
+
+func newGoneStore() *goneStore { return &goneStore{release: make(chan struct{})} }
+
+func (s *goneStore) vanish()                         { s.gone.Store(true) }
+func (s *goneStore) comeBack()                       { s.releaseMu.Do(func() { close(s.release) }) }
+func (s *goneStore) wrap(st store.Store) store.Store { s.Store = st; return s }
+
+func (s *goneStore) SeeWorker(ctx context.Context, id string) error {
+	if s.gone.Load() {
+		return store.Errorf(store.EUNAVAILABLE, "this worker is gone")
+	}
+	return s.Store.SeeWorker(ctx, id)
+}
+
+func (s *goneStore) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (bool, error) {
+	if s.gone.Load() {
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	return s.Store.WriteChunk(ctx, w, inTx)
+}
+
+// rescueConfig makes a worker look gone after 2 s without a heartbeat
+// (20 heartbeats) rather than the default 20 s: long enough for a live
+// worker's heartbeat on a loaded machine under the race detector, where
+// on SQLite it waits its turn on the one write connection.
+var rescueConfig = precompute.Config{Workers: 1, Heartbeat: 100 * time.Millisecond, RescueAfter: 2 * time.Second}
+
+// TestRescueGoneWorker: a worker process vanishes with chunk jobs running
+// (no heartbeat, no write) in the middle of a board; another process
+// rescues those jobs once the first has been silent for RescueAfter and
+// finishes the board, exactly. When the first comes back and finishes the
+// same chunks, nothing more is written: no count is doubled.
+func TestRescueGoneWorker(t *testing.T) {
+	onBackends(t, func(t *testing.T, backend string) {
+		const n = 10
+		gone := newGoneStore()
+		a := setup(t, backend, options{cfg: rescueConfig, wrap: gone.wrap})
+		a.start(t)
+		gone.vanish()
+		a.ask(t, n)
+		held := waitHeld(t, a, a.engine.ID())
+
+		b := a.peer(t, options{cfg: rescueConfig})
+		b.start(t)
+		vanished := time.Now()
+		done := b.waitFinished(t, n)[n]
+		t.Logf("%s: %d chunk jobs held by the worker gone; board done %s after the other started", backend, len(held), time.Since(vanished).Round(time.Millisecond))
+		boardtest.CheckCounts(t, done)
+		boardtest.CheckStored(t, b.store, n)
+		checkChunksOnce(t, b, n)
+
+		// Each held job was rescued once, naming the worker gone, then
+		// completed by the other process.
+		for _, j := range b.jobs(t, precompute.KindChunk) {
+			if !held[j.ID] {
+				continue
+			}
+			var meta struct {
+				Rescues int `json:"river:rescue_count"`
+			}
+			_ = json.Unmarshal(j.Metadata, &meta)
+			if j.State != rivertype.JobStateCompleted || !slices.Equal(j.AttemptedBy, []string{a.engine.ID(), b.engine.ID()}) ||
+				meta.Rescues != 1 || len(j.Errors) != 1 || !strings.Contains(j.Errors[0].Error, a.engine.ID()+`" is gone`) {
+				t.Errorf("held job %d: %s, attempted by %v, %d rescues, errors %v; want rescued once from the worker gone, then completed by the other",
+					j.ID, j.State, j.AttemptedBy, meta.Rescues, j.Errors)
+			}
+		}
+
+		// The worker that seemed gone finishes its chunks after all.
+		gone.comeBack()
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		defer cancel()
+		if err := a.engine.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		after, err := b.store.Board(b.ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.SolutionsDone != done.SolutionsDone || after.ChunksDone != done.ChunksDone || *after.Counts != *done.Counts {
+			t.Errorf("the chunks written again by the worker that came back changed the board: %+v, was %+v", after, done)
+		}
+		boardtest.CheckStored(t, b.store, n)
+		checkChunksOnce(t, b, n)
+	})
+}
+
+// waitHeld waits until the worker named id holds chunk jobs (running, last
+// fetched by it), and returns their ids.
+func waitHeld(t *testing.T, b *bundle, id string) map[int64]bool {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		held := map[int64]bool{}
+		for _, j := range b.jobs(t, precompute.KindChunk) {
+			if j.State == rivertype.JobStateRunning && j.AttemptedBy[len(j.AttemptedBy)-1] == id {
+				held[j.ID] = true
+			}
+		}
+		if len(held) > 0 {
+			return held
+		}
+	}
+	t.Fatalf("worker %s holds no chunk job after a minute", id)
+	return nil
+}
+
+// TestNoRescueWhileAlive: chunks that run three times RescueAfter in a
+// worker that is alive (its heartbeat goes on) are not rescued by the
+// other process, which looks for jobs to rescue while they run: every
+// chunk job runs once.
+func TestNoRescueWhileAlive(t *testing.T) {
+	onBackends(t, func(t *testing.T, backend string) {
+		const n = 9
+		hold := 3 * rescueConfig.RescueAfter
+		slow := &faultyStore{n: n, hold: hold}
+		a := setup(t, backend, options{cfg: rescueConfig, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
+		a.start(t)
+		a.ask(t, n)
+		waitHeld(t, a, a.engine.ID())
+		b := a.peer(t, options{cfg: rescueConfig})
+		b.start(t)
+		done := b.waitFinished(t, n)[n]
+		boardtest.CheckCounts(t, done)
+		checkChunksOnce(t, b, n)
+
+		long := 0
+		for _, j := range b.jobs(t, precompute.KindChunk) {
+			if j.Attempt != 1 || len(j.Errors) != 0 || len(j.AttemptedBy) != 1 {
+				t.Errorf("job %d: attempt %d by %v, errors %v; want one attempt, never rescued", j.ID, j.Attempt, j.AttemptedBy, j.Errors)
+			}
+			if j.AttemptedBy[0] == a.engine.ID() && j.FinalizedAt.Sub(*j.AttemptedAt) >= hold {
+				long++
+			}
+		}
+		if long == 0 {
+			t.Fatalf("no chunk of the slow worker ran %s: the test tested nothing", hold)
+		}
+		t.Logf("%s: %d chunk jobs ran %s or more in the live worker, none rescued", backend, long, hold)
+	})
+}
