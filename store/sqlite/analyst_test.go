@@ -173,7 +173,7 @@ func TestSQLiteShellReadsTheFile(t *testing.T) {
 	want := readWithDriver(t, path, queries)
 	// Rows end with the record separator: a board spans several lines.
 	const rowEnd = "\x1e"
-	run := func(input string) (string, time.Duration, error) {
+	run := func(input string, bound time.Duration) (string, time.Duration, error) {
 		stdout, stderr, took, err := storetest.RunTool(t.Context(), bound, input, nil,
 			shell, "-readonly", "-bail", "-list", "-newline", rowEnd, path)
 		if stderr != "" {
@@ -182,20 +182,20 @@ func TestSQLiteShellReadsTheFile(t *testing.T) {
 		return stdout, took, err
 	}
 
-	version, _, err := run("SELECT sqlite_version();")
+	version, _, err := run("SELECT sqlite_version();", storetest.HungToolBound)
 	if err != nil {
 		t.Fatalf("sqlite3 cannot read %s: %v", path, err)
 	}
 	t.Logf("sqlite3 shell, SQLite %s, %s", strings.TrimSuffix(version, rowEnd), path)
-	tables, _, err := run(".tables")
+	tables, _, err := run(".tables", storetest.HungToolBound)
 	if got := strings.Fields(strings.ReplaceAll(tables, rowEnd, " ")); err != nil || !sameSet(got, want.objects) {
 		t.Errorf(".tables: %q, %v; want the driver's %q", got, err, want.objects)
 	}
-	if check, _, err := run("PRAGMA integrity_check;"); err != nil || check != "ok"+rowEnd {
+	if check, _, err := run("PRAGMA integrity_check;", storetest.HungToolBound); err != nil || check != "ok"+rowEnd {
 		t.Errorf("PRAGMA integrity_check: %q, %v; want ok", check, err)
 	}
 	for i, q := range queries {
-		out, took, err := run(q)
+		out, took, err := run(q, bound)
 		if err != nil {
 			t.Errorf("example %d\n%s\n: %v", i+1, q, err)
 			continue
@@ -248,8 +248,7 @@ func readWith(t *testing.T, queries []string, tool, script, path string) readerR
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The bound stops a hung reader: it checks the whole file first.
-	stdout, stderr, _, err := storetest.RunTool(t.Context(), 5*time.Minute, string(input), nil, tool, script, path)
+	stdout, stderr, _, err := storetest.RunTool(t.Context(), storetest.HungToolBound, string(input), nil, tool, script, path)
 	if err != nil {
 		t.Fatalf("%s %s %s: %v\n%s", filepath.Base(tool), script, path, err, stderr)
 	}
