@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -51,15 +52,22 @@ func TestSchemaExamples(t *testing.T) {
 }
 
 // TestHelpersAgreeWithSolver checks the analyst functions against the
-// solver for every stored solution of N=8.
+// solver for every stored solution of N=8, and the views against the
+// functions.
 func TestHelpersAgreeWithSolver(t *testing.T) {
 	t.Parallel()
 	conn, _ := loadedSchema(t)
 	rows, err := conn.Query(t.Context(), `SELECT placement, placement_array(placement), placement_board(placement),
 		canonical_placement(placement), placement_bytes(placement_array(placement)) = placement,
 		ARRAY(SELECT symmetry FROM placement_images(placement)),
-		ARRAY(SELECT image FROM placement_images(placement))
-		FROM solutions WHERE n = 8 ORDER BY placement`)
+		ARRAY(SELECT image FROM placement_images(placement)),
+		ARRAY(SELECT q.col FROM queens AS q WHERE q.n = s.n AND q.placement = s.placement ORDER BY q.row),
+		(SELECT c.canonical_placement FROM solution_classes AS c WHERE c.n = s.n AND c.placement = s.placement),
+		ARRAY(SELECT (i.symmetry, i.image)::text FROM solution_images AS i WHERE i.n = s.n AND i.placement = s.placement ORDER BY 1)
+			= ARRAY(SELECT (f.symmetry, f.image)::text FROM placement_images(s.placement) AS f ORDER BY 1),
+		(SELECT d.columns = placement_array(s.placement) AND d.board = placement_board(s.placement)
+		 FROM solution_details AS d WHERE d.n = s.n AND d.placement = s.placement)
+		FROM solutions AS s WHERE n = 8 ORDER BY placement`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +79,11 @@ func TestHelpersAgreeWithSolver(t *testing.T) {
 		var roundTrip bool
 		var symmetries []string
 		var images [][]byte
-		if err := rows.Scan(&key, &columns, &board, &canonical, &roundTrip, &symmetries, &images); err != nil {
+		var queens []int
+		var classCanonical []byte
+		var sameImages, sameDetails bool
+		if err := rows.Scan(&key, &columns, &board, &canonical, &roundTrip, &symmetries, &images,
+			&queens, &classCanonical, &sameImages, &sameDetails); err != nil {
 			t.Fatal(err)
 		}
 		seen++
@@ -84,6 +96,10 @@ func TestHelpersAgreeWithSolver(t *testing.T) {
 		}
 		if want := solver.Canonical(p); solver.FromBytes(canonical).Compare(want) != 0 {
 			t.Errorf("%v: canonical_placement %v, want %v", p, solver.FromBytes(canonical), want)
+		}
+		if solver.Placement(queens).Compare(p) != 0 || !bytes.Equal(classCanonical, canonical) || !sameImages || !sameDetails {
+			t.Errorf("%v: the views disagree with the functions: queens %v, solution_classes %x (want %x), solution_images the same %t, solution_details the same %t",
+				p, queens, classCanonical, canonical, sameImages, sameDetails)
 		}
 		for i, im := range solver.Images(p) {
 			if i >= len(images) || symmetries[i] != im.Symmetry.String() || solver.FromBytes(images[i]).Compare(im.Placement) != 0 {

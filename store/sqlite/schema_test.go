@@ -58,7 +58,8 @@ func TestHelpersAgreeWithSolver(t *testing.T) {
 		(SELECT json_group_array(symmetry ORDER BY y.k) FROM solution_images AS i JOIN symmetries AS y ON y.name = i.symmetry
 		 WHERE i.n = d.n AND i.placement = d.placement),
 		(SELECT json_group_array(hex(image) ORDER BY y.k) FROM solution_images AS i JOIN symmetries AS y ON y.name = i.symmetry
-		 WHERE i.n = d.n AND i.placement = d.placement)
+		 WHERE i.n = d.n AND i.placement = d.placement),
+		(SELECT json_group_array(q.col ORDER BY q.row) FROM queens AS q WHERE q.n = d.n AND q.placement = d.placement)
 		FROM solution_details AS d JOIN solution_classes AS c ON c.n = d.n AND c.placement = d.placement
 		WHERE d.n = 8 ORDER BY d.placement`)
 	if err != nil {
@@ -68,8 +69,8 @@ func TestHelpersAgreeWithSolver(t *testing.T) {
 	seen := 0
 	for rows.Next() {
 		var key, canonical []byte
-		var columnsJSON, board, symmetriesJSON, imagesJSON string
-		if err := rows.Scan(&key, &columnsJSON, &board, &canonical, &symmetriesJSON, &imagesJSON); err != nil {
+		var columnsJSON, board, symmetriesJSON, imagesJSON, queensJSON string
+		if err := rows.Scan(&key, &columnsJSON, &board, &canonical, &symmetriesJSON, &imagesJSON, &queensJSON); err != nil {
 			t.Fatal(err)
 		}
 		seen++
@@ -83,6 +84,9 @@ func TestHelpersAgreeWithSolver(t *testing.T) {
 		}
 		if solver.Placement(columns).Compare(p) != 0 {
 			t.Errorf("%v: columns %v", p, columns)
+		}
+		if queensJSON != columnsJSON {
+			t.Errorf("%v: queens %s, columns %s", p, queensJSON, columnsJSON)
 		}
 		if want := strings.Join(p.Rows(), "\n"); board != want {
 			t.Errorf("%v: board\n%s\nwant\n%s", p, board, want)
