@@ -21,6 +21,7 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/internal/testgate"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -37,7 +38,7 @@ import (
 // Environment:
 //
 //	NQUEENS_CHROMIUM         the browser binary, and no other (default: chromium on PATH, /usr/bin/chromium)
-//	NQUEENS_REQUIRE_BROWSER  1: fail, not skip, when there is no browser (as does CI=true)
+//	NQUEENS_REQUIRE_BROWSER  1: fail, not skip, when there is no browser
 //	NQUEENS_SCREENSHOT_DIR   where the screenshots go (default: a temporary directory)
 //	NQUEENS_README_SCREENSHOT  also write the README's screenshot to this path (absolute:
 //	                         go test runs in web/), e.g. $PWD/docs/viewer.png
@@ -54,12 +55,15 @@ func findBrowser(t *testing.T) string {
 			return p
 		}
 	}
-	msg := fmt.Sprintf("no Chromium found (tried %s); install Debian's: apt-get install -y chromium", strings.Join(cands, ", "))
-	if os.Getenv("CI") == "true" || os.Getenv("NQUEENS_REQUIRE_BROWSER") == "1" {
-		t.Fatal(msg + " (required here: CI=true or NQUEENS_REQUIRE_BROWSER=1)")
-	}
-	t.Skip(msg)
+	browserTests.Missing(t, fmt.Sprintf("no Chromium found (tried %s)", strings.Join(cands, ", ")))
 	return ""
+}
+
+// browserTests is the suite of tests in headless Chromium.
+var browserTests = testgate.Suite{
+	Name:    "the browser tests (viewer, playground)",
+	Require: "NQUEENS_REQUIRE_BROWSER",
+	Enable:  "install Debian's Chromium: apt-get install -y chromium (or name a browser in NQUEENS_CHROMIUM)",
 }
 
 // group3 writes n with thousands separators, as the page does.
