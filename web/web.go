@@ -72,39 +72,60 @@ func (a *asset) etag(gz bool) string {
 // revalidated on every load.
 func load() (map[string]*asset, error) {
 	assets := map[string]*asset{}
-	err := fs.WalkDir(files, "static", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		body, err := files.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		ctype, ok := contentTypes[path.Ext(p)]
-		if !ok {
-			ctype = "application/octet-stream"
-		}
-		assets["/"+strings.TrimPrefix(p, "static/")] = &asset{body: body, ctype: ctype}
-		return nil
-	})
-	if err != nil {
+	if err := readAssets(files, "static", "/", assets); err != nil {
 		return nil, err
 	}
 	index, ok := assets["/index.html"]
 	if !ok {
 		return nil, fs.ErrNotExist
 	}
+	delete(assets, "/index.html")
+	finish(index, assets)
+	assets["/index.html"] = index
+	return assets, nil
+}
+
+// readAssets adds the files under root in fsys to assets, each named by
+// prefix and its path below root.
+func readAssets(fsys fs.FS, root, prefix string, assets map[string]*asset) error {
+	return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		assets[prefix+strings.TrimPrefix(p, root+"/")] = &asset{body: body, ctype: contentType(p)}
+		return nil
+	})
+}
+
+// contentType is the media type of an asset by its name; a name without
+// an extension is a text (LICENSE, VERSIONS).
+func contentType(name string) string {
+	ext := path.Ext(name)
+	if ext == "" {
+		return contentTypes[".txt"]
+	}
+	if ctype, ok := contentTypes[ext]; ok {
+		return ctype
+	}
+	return "application/octet-stream"
+}
+
+// finish hashes the assets, rewrites page so that it names each asset
+// with its hash, and compresses them all.
+func finish(page *asset, assets map[string]*asset) {
 	for name, a := range assets {
 		a.hash = hash(a.body)
-		if name != "/index.html" {
-			index.body = bytes.ReplaceAll(index.body, []byte(`"`+name+`"`), []byte(`"`+name+`?v=`+a.hash+`"`))
-		}
+		page.body = bytes.ReplaceAll(page.body, []byte(`"`+name+`"`), []byte(`"`+name+`?v=`+a.hash+`"`))
 	}
-	index.hash = hash(index.body)
+	page.hash = hash(page.body)
+	page.gz = compress(page)
 	for _, a := range assets {
 		a.gz = compress(a)
 	}
-	return assets, nil
 }
 
 func hash(b []byte) string {
@@ -165,14 +186,17 @@ func Handler() http.Handler {
 			http.Error(w, "404 not found: the viewer is at /, the API at /graphql", http.StatusNotFound)
 			return
 		}
-		serve(w, r, name, a)
+		serve(w, r, a, name == "/index.html")
 	})
 }
 
-func serve(w http.ResponseWriter, r *http.Request, name string, a *asset) {
+// serve answers with a, revalidated on every load when page (a page's
+// address never changes), else cached for a year when the request names
+// its hash.
+func serve(w http.ResponseWriter, r *http.Request, a *asset, page bool) {
 	h := w.Header()
 	switch {
-	case name == "/index.html":
+	case page:
 		h.Set("Cache-Control", "no-cache")
 	case r.URL.Query().Get("v") == a.hash:
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
