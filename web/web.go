@@ -54,9 +54,12 @@ var securityHeaders = map[string]string{
 // An asset is one embedded file, ready to send.
 type asset struct {
 	body  []byte
-	gz    []byte // gzip of body; nil when it would not pay
 	ctype string
 	hash  string // first 16 hex digits of the body's SHA-256
+	// gz is the gzip of body, made on first use (GraphiQL's bundle takes
+	// a quarter of a second: not at every start); nil when it would not pay.
+	gz     []byte
+	gzOnce sync.Once
 }
 
 func (a *asset) etag(gz bool) string {
@@ -114,23 +117,26 @@ func contentType(name string) string {
 	return "application/octet-stream"
 }
 
-// finish hashes the assets, rewrites page so that it names each asset
-// with its hash, and compresses them all.
+// finish hashes the assets and rewrites page so that it names each of
+// them with its hash.
 func finish(page *asset, assets map[string]*asset) {
 	for name, a := range assets {
 		a.hash = hash(a.body)
 		page.body = bytes.ReplaceAll(page.body, []byte(`"`+name+`"`), []byte(`"`+name+`?v=`+a.hash+`"`))
 	}
 	page.hash = hash(page.body)
-	page.gz = compress(page)
-	for _, a := range assets {
-		a.gz = compress(a)
-	}
 }
 
 func hash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// gzipped returns the gzip of the asset's body, or nil when it would not
+// pay.
+func (a *asset) gzipped() []byte {
+	a.gzOnce.Do(func() { a.gz = compress(a) })
+	return a.gz
 }
 
 // compress gzips the text assets that are worth it.
@@ -204,10 +210,10 @@ func serve(w http.ResponseWriter, r *http.Request, a *asset, page bool) {
 		h.Set("Cache-Control", "no-cache")
 	}
 	body, gz := a.body, false
-	if a.gz != nil {
+	if zipped := a.gzipped(); zipped != nil {
 		h.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			body, gz = a.gz, true
+			body, gz = zipped, true
 		}
 	}
 	etag := a.etag(gz)
