@@ -2,12 +2,15 @@ package web
 
 import (
 	"bytes"
+	"crypto/rand"
 	"embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"sync"
 )
 
@@ -31,17 +34,28 @@ const (
 	playgroundAssets = "/playground/assets/"
 )
 
-// playgroundHeaders go on every answer of the playground. Everything it
-// loads and every request it makes stay on this origin; GraphiQL's
-// stylesheet carries its fonts and a few images as data: URLs. No inline
-// script or style is allowed: the page's own script is a file.
+// playgroundCSP is the Content-Security-Policy of the playground, its
+// style-src sources ending with %s. Everything the page loads and every
+// request it makes stay on this origin; GraphiQL's stylesheet carries its
+// fonts and a few images as data: URLs. No inline script is allowed (the
+// page's own script is a file), and one inline style only: the one
+// GraphiQL's dialogs add while open, which carries the nonce of the page's
+// answer (playground.js hands it to GraphiQL).
+const playgroundCSP = "default-src 'none'; script-src 'self'; style-src 'self'%s; " +
+	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// playgroundNonceSlot is where the page takes its nonce: on the element of
+// its script.
+const playgroundNonceSlot = `nonce="{nonce}"`
+
+// playgroundHeaders go on every answer of the playground; the page's own
+// replaces the Content-Security-Policy with one that holds its nonce.
 var playgroundHeaders = map[string]string{
-	"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; " +
-		"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; " +
-		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-	"X-Content-Type-Options": "nosniff",
-	"Referrer-Policy":        "same-origin",
-	"X-Frame-Options":        "DENY",
+	"Content-Security-Policy": fmt.Sprintf(playgroundCSP, ""),
+	"X-Content-Type-Options":  "nosniff",
+	"Referrer-Policy":         "same-origin",
+	"X-Frame-Options":         "DENY",
 }
 
 // loadPlayground reads the playground's files once: the page, with the
@@ -80,6 +94,9 @@ func loadPlayground() (*asset, map[string]*asset, error) {
 	if !bytes.Contains(page.body, []byte(slot)) {
 		return nil, nil, fmt.Errorf("playground/page/index.html has no %s", slot)
 	}
+	if !bytes.Contains(page.body, []byte(playgroundNonceSlot)) {
+		return nil, nil, fmt.Errorf("playground/page/index.html has no %s", playgroundNonceSlot)
+	}
 	page.body = bytes.Replace(page.body, []byte(slot),
 		[]byte(`<script type="application/json" id="examples">`+string(js)+`</script>`), 1)
 	finish(page, assets)
@@ -117,10 +134,10 @@ type playground struct {
 	assets map[string]*asset
 }
 
-// Playground serves GraphiQL: the page at /playground, its assets under
-// /playground/assets/ by name (cached for a year when the URL carries
-// their hash, as the page's do), 404 for any other path, 405 for methods
-// other than GET and HEAD.
+// Playground serves GraphiQL: the page at /playground (never cached: each
+// answer has a nonce of its own), its assets under /playground/assets/ by
+// name (cached for a year when the URL carries their hash, as the page's
+// do), 404 for any other path, 405 for methods other than GET and HEAD.
 func Playground() http.Handler {
 	pg, err := loadPlaygroundOnce()
 	if err != nil {
@@ -143,7 +160,7 @@ func Playground() http.Handler {
 				http.Redirect(w, r, playgroundPath, http.StatusMovedPermanently)
 				return
 			}
-			serve(w, r, pg.page, true)
+			servePlaygroundPage(w, r, pg.page.body)
 			return
 		}
 		a, ok := pg.assets[r.URL.Path]
@@ -154,4 +171,22 @@ func Playground() http.Handler {
 		}
 		serve(w, r, a, false)
 	})
+}
+
+// servePlaygroundPage answers with the page and a fresh nonce, in the
+// page and in its Content-Security-Policy.
+func servePlaygroundPage(w http.ResponseWriter, r *http.Request, page []byte) {
+	var random [16]byte
+	_, _ = rand.Read(random[:]) // crypto/rand.Read never fails
+	nonce := base64.RawURLEncoding.EncodeToString(random[:])
+	body := bytes.Replace(page, []byte(playgroundNonceSlot), []byte(`nonce="`+nonce+`"`), 1)
+	h := w.Header()
+	h.Set("Content-Security-Policy", fmt.Sprintf(playgroundCSP, " 'nonce-"+nonce+"'"))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Type", contentTypes[".html"])
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 }

@@ -15,39 +15,40 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/server"
 )
 
-// offOrigin records the requests a tab made outside the test server's
-// origin. Every such HTTP request is failed before it leaves (Fetch
-// interception); websockets, which Fetch does not see, are recorded from
-// the Network domain, and the browser resolves no host name but the
+// requestLog records the requests of a tab, above all those outside the
+// test server's origin. Every such HTTP request is failed before it leaves
+// (Fetch interception); websockets, which Fetch does not see, are recorded
+// from the Network domain, and the browser resolves no host name but the
 // server's address anyway (--host-resolver-rules).
-type offOrigin struct {
-	mu   sync.Mutex
-	urls []string
-	seen []string // every URL requested, for the failure messages
-	ws   []string // the websockets opened
+type requestLog struct {
+	mu        sync.Mutex
+	offOrigin []string // blocked, or websockets elsewhere
+	all       []string // every URL requested, for the failure messages
+	sockets   []string // the websockets opened
 }
 
-func (o *offOrigin) add(list *[]string, u string) {
+func (o *requestLog) add(list *[]string, u string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	*list = append(*list, u)
 }
 
-func (o *offOrigin) snapshot() (off, seen, ws []string) {
+func (o *requestLog) snapshot() (offOrigin, all, sockets []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return slices.Clone(o.urls), slices.Clone(o.seen), slices.Clone(o.ws)
+	return slices.Clone(o.offOrigin), slices.Clone(o.all), slices.Clone(o.sockets)
 }
 
 // guard blocks and records every request of the tab that does not go to
 // origin (http://127.0.0.1:port). It must run before the page loads.
-func guard(t *testing.T, tabCtx context.Context, origin string) *offOrigin {
+func guard(t *testing.T, tabCtx context.Context, origin string) *requestLog {
 	t.Helper()
 	base, err := url.Parse(origin)
 	if err != nil {
@@ -66,7 +67,7 @@ func guard(t *testing.T, tabCtx context.Context, origin string) *offOrigin {
 		}
 		return false
 	}
-	o := &offOrigin{}
+	o := &requestLog{}
 	paused := chromedp.Events(tabCtx, fetch.RequestPaused)
 	go func() {
 		for ev, err := range paused {
@@ -76,7 +77,7 @@ func guard(t *testing.T, tabCtx context.Context, origin string) *offOrigin {
 			if sameOrigin(ev.Request.URL) {
 				_, err = chromedp.Call(tabCtx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 			} else {
-				o.add(&o.urls, ev.Request.URL)
+				o.add(&o.offOrigin, ev.Request.URL)
 				_, err = chromedp.Call(tabCtx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 			}
 			if err != nil && tabCtx.Err() == nil {
@@ -90,12 +91,12 @@ func guard(t *testing.T, tabCtx context.Context, origin string) *offOrigin {
 	err = chromedp.Listen(tabCtx, func(ev any) {
 		switch ev := ev.(type) {
 		case *network.EventWebSocketCreated:
-			o.add(&o.ws, ev.URL)
+			o.add(&o.sockets, ev.URL)
 			if !sameOrigin(ev.URL) {
-				o.add(&o.urls, ev.URL)
+				o.add(&o.offOrigin, ev.URL)
 			}
 		case *network.EventRequestWillBeSent:
-			o.add(&o.seen, ev.Request.URL)
+			o.add(&o.all, ev.Request.URL)
 		}
 	})
 	if err != nil {
@@ -237,6 +238,13 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	s.do("running the subscription", chromedp.Click(".graphiql-execute-button"))
 	s.wait("the subscription sends the board", fmt.Sprintf(`(%[1]s).includes('"boardProgress"') && (%[1]s).includes('"n": 8')`, responseOf))
 	s.screenshot("subscription")
+
+	// --- a dialog opens: GraphiQL adds its inline style with the page's nonce --
+	s.do("opening the settings", chromedp.Click(`button[aria-label="Open settings dialog"]`))
+	s.wait("the settings dialog is open", `document.querySelector('[role="dialog"]')?.textContent.includes('Clear storage')`)
+	s.wait("GraphiQL's style is in", `[...document.querySelectorAll('style')].some((e) => e.nonce !== '' && e.sheet !== null)`)
+	s.do("closing the settings", chromedp.KeyEvent(kb.Escape))
+	s.wait("the settings dialog is closed", `document.querySelector('[role="dialog"]') === null`)
 
 	// --- nothing left the origin, nothing broke --------------------------------
 	off, seen, sockets := requests.snapshot()

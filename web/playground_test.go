@@ -55,28 +55,42 @@ func TestPlaygroundPage(t *testing.T) {
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("GET /playground: %d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
-	if cc := rec.Header().Get("Cache-Control"); cc != "no-cache" {
-		t.Errorf("page Cache-Control %q, want no-cache", cc)
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("page Cache-Control %q, want no-store (each answer has its nonce)", cc)
 	}
 	// Only this origin: no source other than 'self' and the data: URLs of
-	// GraphiQL's stylesheet, no inline script or style.
+	// GraphiQL's stylesheet, no inline script, inline style only with the
+	// answer's nonce, which is on the page's script for it to hand on.
 	csp := rec.Header().Get("Content-Security-Policy")
+	var nonce string
 	for _, directive := range strings.Split(csp, ";") {
 		name, sources, _ := strings.Cut(strings.TrimSpace(directive), " ")
 		for src := range strings.FieldsSeq(sources) {
+			if name == "style-src" && strings.HasPrefix(src, "'nonce-") {
+				nonce = strings.TrimSuffix(strings.TrimPrefix(src, "'nonce-"), "'")
+				continue
+			}
 			allowed := src == "'self'" || src == "'none'" || src == "data:" && (name == "img-src" || name == "font-src")
 			if !allowed {
 				t.Errorf("Content-Security-Policy allows %s in %s: %s", src, name, csp)
 			}
 		}
 	}
-	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"} {
+	for _, want := range []string{"default-src 'none'", "script-src 'self';", "style-src 'self' 'nonce-", "connect-src 'self';", "frame-ancestors 'none'"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("Content-Security-Policy has no %s: %s", want, csp)
 		}
 	}
-
 	body := rec.Body.String()
+	if len(nonce) < 22 || !strings.Contains(body, `src="/playground/assets/playground.js?v=`) ||
+		!regexp.MustCompile(`<script defer src="/playground/assets/playground.js\?v=[0-9a-f]{16}" nonce="`+regexp.QuoteMeta(nonce)+`">`).MatchString(body) {
+		t.Errorf("the style nonce %q is not on the page's script", nonce)
+	}
+	if again := get(t, h, http.MethodGet, "/playground").Header().Get("Content-Security-Policy"); again == csp {
+		t.Error("two answers share a nonce")
+	}
+	assetCSP := strings.Replace(csp, " 'nonce-"+nonce+"'", "", 1)
+
 	// No URL of another origin in the page or in its own script and style.
 	elsewhere := regexp.MustCompile(`(?i)(https?:|wss?:)?//[a-z0-9.-]+\.[a-z]{2,}|cdn|unpkg|jsdelivr|esm\.sh`)
 	for name, text := range map[string]string{"page": body, "playground.js": get(t, h, http.MethodGet, "/playground/assets/playground.js").Body.String(),
@@ -96,8 +110,8 @@ func TestPlaygroundPage(t *testing.T) {
 		if cc := rec.Header().Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
 			t.Errorf("%s?v=<its hash>: Cache-Control %q, want a year, immutable", m[1], cc)
 		}
-		if rec.Header().Get("Content-Security-Policy") != csp {
-			t.Errorf("%s: the playground's Content-Security-Policy is missing", m[1])
+		if got := rec.Header().Get("Content-Security-Policy"); got != assetCSP {
+			t.Errorf("%s: Content-Security-Policy %q, want the page's without its nonce", m[1], got)
 		}
 		if cc := get(t, h, http.MethodGet, m[1]+"?v=0000000000000000").Header().Get("Cache-Control"); cc != "no-cache" {
 			t.Errorf("%s with another hash: Cache-Control %q, want no-cache", m[1], cc)
@@ -148,6 +162,9 @@ func TestPlaygroundPaths(t *testing.T) {
 	rec := get(t, h, http.MethodPost, "/playground")
 	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST /playground: %d, Allow %q", rec.Code, rec.Header().Get("Allow"))
+	}
+	if page := get(t, h, http.MethodHead, "/playground"); page.Code != http.StatusOK || page.Body.Len() != 0 || page.Header().Get("Content-Length") == "" {
+		t.Errorf("HEAD /playground: %d, %d bytes, Content-Length %q", page.Code, page.Body.Len(), page.Header().Get("Content-Length"))
 	}
 	head := get(t, h, http.MethodHead, "/playground/assets/graphiql/graphiql.min.js")
 	if head.Code != http.StatusOK || head.Body.Len() != 0 || head.Header().Get("Content-Length") == "" {

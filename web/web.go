@@ -9,6 +9,9 @@
 // (/graphql, /playground, /healthz, …) keep theirs:
 //
 //	srv.Handle("/", web.Handler())
+//
+// The package serves the GraphQL playground too, GraphiQL at /playground,
+// from files embedded the same way (playground.go).
 package web
 
 import (

@@ -5,6 +5,12 @@
 // operations, which the server puts in the page as JSON, open as tabs.
 'use strict';
 
+// GraphiQL's dialogs add a <style> element while open (to lock the page's
+// scroll), with the nonce it finds in __webpack_nonce__. The page's
+// Content-Security-Policy lets in a style with the nonce of this answer,
+// which the server put on this script's element.
+window.__webpack_nonce__ = document.currentScript.nonce;
+
 (() => {
   const endpoint = location.origin + '/graphql';
   const subscriptions = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
