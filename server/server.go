@@ -26,12 +26,12 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/web"
 )
 
 // Config configures the HTTP layer. Zero fields take the defaults noted.
@@ -215,8 +215,9 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
-	s.mux.Handle("GET /playground", playground.Handler("nqueens GraphQL", "/graphql",
-		playground.WithGraphiqlEnablePluginExplorer(true)))
+	playground := web.Playground() // GraphiQL, served from the binary
+	s.mux.Handle("/playground", playground)
+	s.mux.Handle("/playground/", playground)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

@@ -9,6 +9,9 @@
 // (/graphql, /playground, /healthz, …) keep theirs:
 //
 //	srv.Handle("/", web.Handler())
+//
+// The package serves the GraphQL playground too, GraphiQL at /playground,
+// from files embedded the same way (playground.go).
 package web
 
 import (
@@ -54,9 +57,12 @@ var securityHeaders = map[string]string{
 // An asset is one embedded file, ready to send.
 type asset struct {
 	body  []byte
-	gz    []byte // gzip of body; nil when it would not pay
 	ctype string
 	hash  string // first 16 hex digits of the body's SHA-256
+	// gz is the gzip of body, made on first use (GraphiQL's bundle takes
+	// a quarter of a second: not at every start); nil when it would not pay.
+	gz     []byte
+	gzOnce sync.Once
 }
 
 func (a *asset) etag(gz bool) string {
@@ -72,44 +78,68 @@ func (a *asset) etag(gz bool) string {
 // revalidated on every load.
 func load() (map[string]*asset, error) {
 	assets := map[string]*asset{}
-	err := fs.WalkDir(files, "static", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		body, err := files.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		ctype, ok := contentTypes[path.Ext(p)]
-		if !ok {
-			ctype = "application/octet-stream"
-		}
-		assets["/"+strings.TrimPrefix(p, "static/")] = &asset{body: body, ctype: ctype}
-		return nil
-	})
-	if err != nil {
+	if err := readAssets(files, "static", "/", assets); err != nil {
 		return nil, err
 	}
 	index, ok := assets["/index.html"]
 	if !ok {
 		return nil, fs.ErrNotExist
 	}
+	delete(assets, "/index.html")
+	finish(index, assets)
+	assets["/index.html"] = index
+	return assets, nil
+}
+
+// readAssets adds the files under root in fsys to assets, each named by
+// prefix and its path below root.
+func readAssets(fsys fs.FS, root, prefix string, assets map[string]*asset) error {
+	return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		assets[prefix+strings.TrimPrefix(p, root+"/")] = &asset{body: body, ctype: contentType(p)}
+		return nil
+	})
+}
+
+// contentType is the media type of an asset by its name; a name without
+// an extension is a text (LICENSE, VERSIONS).
+func contentType(name string) string {
+	ext := path.Ext(name)
+	if ext == "" {
+		return contentTypes[".txt"]
+	}
+	if ctype, ok := contentTypes[ext]; ok {
+		return ctype
+	}
+	return "application/octet-stream"
+}
+
+// finish hashes the assets and rewrites page so that it names each of
+// them with its hash.
+func finish(page *asset, assets map[string]*asset) {
 	for name, a := range assets {
 		a.hash = hash(a.body)
-		if name != "/index.html" {
-			index.body = bytes.ReplaceAll(index.body, []byte(`"`+name+`"`), []byte(`"`+name+`?v=`+a.hash+`"`))
-		}
+		page.body = bytes.ReplaceAll(page.body, []byte(`"`+name+`"`), []byte(`"`+name+`?v=`+a.hash+`"`))
 	}
-	index.hash = hash(index.body)
-	for _, a := range assets {
-		a.gz = compress(a)
-	}
-	return assets, nil
+	page.hash = hash(page.body)
 }
 
 func hash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// gzipped returns the gzip of the asset's body, or nil when it would not
+// pay.
+func (a *asset) gzipped() []byte {
+	a.gzOnce.Do(func() { a.gz = compress(a) })
+	return a.gz
 }
 
 // compress gzips the text assets that are worth it.
@@ -165,14 +195,17 @@ func Handler() http.Handler {
 			http.Error(w, "404 not found: the viewer is at /, the API at /graphql", http.StatusNotFound)
 			return
 		}
-		serve(w, r, name, a)
+		serve(w, r, a, name == "/index.html")
 	})
 }
 
-func serve(w http.ResponseWriter, r *http.Request, name string, a *asset) {
+// serve answers with a, revalidated on every load when page (a page's
+// address never changes), else cached for a year when the request names
+// its hash.
+func serve(w http.ResponseWriter, r *http.Request, a *asset, page bool) {
 	h := w.Header()
 	switch {
-	case name == "/index.html":
+	case page:
 		h.Set("Cache-Control", "no-cache")
 	case r.URL.Query().Get("v") == a.hash:
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
@@ -180,10 +213,10 @@ func serve(w http.ResponseWriter, r *http.Request, name string, a *asset) {
 		h.Set("Cache-Control", "no-cache")
 	}
 	body, gz := a.body, false
-	if a.gz != nil {
+	if zipped := a.gzipped(); zipped != nil {
 		h.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			body, gz = a.gz, true
+			body, gz = zipped, true
 		}
 	}
 	etag := a.etag(gz)
