@@ -325,3 +325,14 @@ func TestIntrospection(t *testing.T) {
 		t.Errorf("%d types; without a description: %v", len(data.Schema.Types), missing)
 	}
 }
+
+// TestSubscriptionOverHTTP: a subscription sent by POST is refused with a
+// message that says where subscriptions go, and nothing runs.
+func TestSubscriptionOverHTTP(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.Post(t, apitest.Request{Query: "subscription { boardProgress(n: 4) { n state } }"})
+	if r.Status != http.StatusBadRequest || r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "websocket") || len(r.Data) > 0 {
+		t.Errorf("a subscription by POST: status %d, code %q, data %s: %s", r.Status, r.Code(), r.Data, r.Message())
+	}
+}

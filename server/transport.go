@@ -141,6 +141,12 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 				Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}})
 		return
 	}
+	if rc.Operation.Operation == ast.Subscription {
+		answer(w, r, exec, graphql.WithOperationContext(ctx, rc), http.StatusBadRequest,
+			&gqlerror.Error{Message: "subscriptions run over a websocket at /graphql (subprotocol graphql-transport-ws), not over HTTP; send queries and mutations here",
+				Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}})
+		return
+	}
 	setContentType(w, mediaType(r.Header.Get("Accept")))
 	responses, ctx := exec.DispatchOperation(ctx, rc)
 	writeResponse(w, responses(ctx))
