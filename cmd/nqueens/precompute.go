@@ -62,7 +62,7 @@ func runPrecompute(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	logger := logFlags.logger(os.Stderr)
-	st, j, err := s.open(ctx, dbFlags.database(), logger)
+	st, j, err := s.open(ctx, dbFlags.database(), true, logger)
 	if err != nil {
 		return err
 	}

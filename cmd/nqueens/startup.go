@@ -148,15 +148,16 @@ func (u *startup) Close() {
 	}
 }
 
-// startWhenReachable opens database db and starts the workers over it,
-// for `nqueens worker`, waiting for the database while it is unreachable
-// as serve does. It returns ctx's error if ctx ends first.
-func (s *workerSettings) startWhenReachable(ctx context.Context, db database, logger *slog.Logger) (store.Store, *jobs, error) {
+// startWhenReachable opens database db (migrating it when migrate) and
+// starts the workers over it, for `nqueens worker`, waiting for the
+// database while it is unreachable as serve does. It returns ctx's error
+// if ctx ends first.
+func (s *workerSettings) startWhenReachable(ctx context.Context, db database, migrate bool, logger *slog.Logger) (store.Store, *jobs, error) {
 	var st store.Store
 	var j *jobs
 	err := whileUnreachable(ctx, db, logger, startBackoff, func(ctx context.Context) error {
 		var err error
-		if st, j, err = s.open(ctx, db, logger); err != nil {
+		if st, j, err = s.open(ctx, db, migrate, logger); err != nil {
 			return err
 		}
 		if err := j.Start(context.WithoutCancel(ctx)); err != nil {
