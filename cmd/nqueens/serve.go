@@ -219,7 +219,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	// The metrics at /metrics (internal/metrics): the API's store calls
 	// are timed, the database's boards and jobs read at each scrape.
 	m := metrics.New()
-	stored := graphstore.New(storemetrics.New(up.Store(), m.Registerer()))
+	stored := graphstore.New(storemetrics.New(up.Store(), m.Registerer())).WithPlans(up)
 
 	cfg := server.Config{
 		Graph: graph.Options{

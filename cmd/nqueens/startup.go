@@ -136,6 +136,16 @@ func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (
 	return p.Precompute(ctx, n, storeSolutions)
 }
 
+// StoresSolutions implements graphstore.Plans for the API: from the board
+// jobs once the workers run, else from the storage limit.
+func (u *startup) StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error) {
+	p := boardPlans{storeMaxN: u.settings.storeMaxN}
+	if _, w, _ := u.state(); w != nil {
+		p.jobs = w.jobs
+	}
+	return p.StoresSolutions(ctx, ns)
+}
+
 // Close stops the workers and closes the store, if they were started:
 // call it after the HTTP server has shut down.
 func (u *startup) Close() {

@@ -131,4 +131,3 @@ func sqliteShellBackup(t *testing.T, path, to string) string {
 	}
 	return to
 }
-
