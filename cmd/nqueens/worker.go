@@ -54,7 +54,7 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(stdout, "nqueens: worker working %d jobs at once on %s\n", s.workers, db)
+	fmt.Fprintf(stdout, "nqueens: worker working %s at once on %s\n", plural(s.workers, "job"), db)
 	logger.Info("worker started", "database", db.String(), "workers", s.workers, "store_max_n", s.storeMaxN)
 
 	<-ctx.Done()
