@@ -50,13 +50,13 @@ func (p *countProgress) draw(now time.Time) {
 		return
 	}
 	done, total := p.done.Load(), p.total.Load()
-	fraction := 0.0
+	part := 0.0
 	eta := "?"
 	if total > 0 && done > 0 {
-		fraction = float64(done) / float64(total)
+		part = float64(done) / float64(total)
 		eta = time.Duration(float64(elapsed) * float64(total-done) / float64(done)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.out, "\r\x1b[K%s counting: %s, %s, ETA %s", bar(fraction, 30), fractionOf(done, total, "task"),
+	fmt.Fprintf(p.out, "\r\x1b[K%s counting: %s, %s, ETA %s", bar(part, 30), fractionOf(done, total, "task"),
 		elapsed.Round(100*time.Millisecond), eta)
 	p.shown = true
 }

@@ -108,11 +108,11 @@ func (v *progressView) update(boards []store.Board) (finished bool, failed []str
 	case v.tty && finished:
 		fmt.Fprintf(v.out, "\r\x1b[K%s %s, %s in %s\n", bar(1, 30), boardsDone, computed, elapsed.Round(100*time.Millisecond))
 	case v.tty:
-		fraction := 0.0
+		part := 0.0
 		if chunksTotal > 0 {
-			fraction = float64(chunksDone) / float64(chunksTotal)
+			part = float64(chunksDone) / float64(chunksTotal)
 		}
-		fmt.Fprintf(v.out, "\r\x1b[K%s %s", bar(fraction, 30), line)
+		fmt.Fprintf(v.out, "\r\x1b[K%s %s", bar(part, 30), line)
 	case finished:
 		fmt.Fprintf(v.out, "finished: %s, %s in %s\n", boardsDone, computed, elapsed.Round(100*time.Millisecond))
 	case time.Since(v.lastLine) >= plainEvery:
