@@ -107,7 +107,9 @@ type Precomputer interface {
 	// too when storeSolutions is true, only its counts when false, and as
 	// the server's storage limit says when nil. Asking for a board that is
 	// pending, running or done changes nothing. It returns the board's
-	// status after the request.
+	// status after the request; for a board still pending, the resolver
+	// reads it again through the BoardReader, which knows what its job
+	// was asked to keep (the row of a pending board has no plan).
 	Precompute(ctx context.Context, n int, storeSolutions *bool) (BoardStatus, error)
 }
 

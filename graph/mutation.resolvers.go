@@ -15,7 +15,7 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 	if err := r.authorize(ctx); err != nil {
 		return nil, err
 	}
-	if err := checkN(n); err != nil {
+	if err := checkPrecomputeN(n); err != nil {
 		return nil, err
 	}
 	if r.opts.Precompute == nil {
@@ -26,6 +26,13 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 		return nil, dependencyError(fmt.Sprintf("asking for the precompute of N=%d", n), err)
 	}
 	st.N = n
+	if st.State == BoardStatePending && r.opts.Boards != nil {
+		// A pending row has no plan yet: the board reader knows what the
+		// board's job was asked to keep.
+		if st, err = r.status(ctx, n); err != nil {
+			return nil, err
+		}
+	}
 	return r.boardModel(st), nil
 }
 

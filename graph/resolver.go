@@ -187,6 +187,18 @@ func checkN(n int) error {
 	return nil
 }
 
+// PrecomputeMaxN is the largest board the precompute mutation takes, as
+// mutation.graphqls documents it: the engine's limit (precompute.MaxN,
+// which cmd/nqueens checks it equals); graph does not import the engine.
+const PrecomputeMaxN = 27
+
+func checkPrecomputeN(n int) error {
+	if n < 1 || n > PrecomputeMaxN {
+		return badInput("n must be from 1 to %d (the largest board the precompute computes), got %d", PrecomputeMaxN, n)
+	}
+	return nil
+}
+
 // status reads board N's status from the store (UNKNOWN without one).
 func (r *Resolver) status(ctx context.Context, n int) (BoardStatus, error) {
 	st, err := r.boards.Board(ctx, n)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/nqueens/nqueens/solver"
@@ -31,7 +32,9 @@ const (
 //	seconds 0.012
 //
 // orbitK is the number of symmetry classes with K members (orbit1 is 1 only
-// for N=1). --json prints the same fields as one JSON object.
+// for N=1). --json prints the same fields as one JSON object. On a
+// terminal, stderr shows the progress of a count that takes more than a
+// second (countprogress.go).
 type countResult struct {
 	N int `json:"n"`
 	solver.Counts
@@ -58,7 +61,16 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	start := time.Now()
-	counts, err := solver.Count(ctx, n, solver.CountOptions{Workers: *workers})
+	opts := solver.CountOptions{Workers: *workers}
+	stopProgress := func() {}
+	if progress := newCountProgress(os.Stderr, start); progress != nil {
+		opts.Progress = progress.update
+		stopProgress = progress.run()
+	}
+	counts, err := solver.Count(ctx, n, opts)
+	// The bar is erased before the result (or the interrupt's message)
+	// is written, on a terminal that may show both.
+	stopProgress()
 	if err != nil {
 		return err
 	}

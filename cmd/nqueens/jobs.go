@@ -3,14 +3,19 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 	"riverqueue.com/riverui"
 
 	"github.com/nqueens/nqueens/migrations"
@@ -43,6 +48,10 @@ type jobs struct {
 	// newUI makes a River UI handler served under prefix; it must be
 	// started (Handler.Start) before it serves.
 	newUI func(prefix string, logger *slog.Logger) (*riverui.Handler, error)
+	// askedPlans reads, from the board jobs that wait or run, whether
+	// each of boards ns was asked for with its solutions; a board with
+	// no such job is left out.
+	askedPlans func(ctx context.Context, ns []int) (map[int]bool, error)
 }
 
 // openJobs returns an engine over st's database, applying River's
@@ -76,7 +85,54 @@ func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st s
 	}
 	// River's client makes the channel when it starts.
 	stopped := func() <-chan struct{} { return e.Client().Stopped() }
-	return &jobs{engine: e, schema: schema, stopped: stopped, newUI: newUI}, nil
+	askedPlans := func(ctx context.Context, ns []int) (map[int]bool, error) {
+		// A board has one board job at most while it waits or runs
+		// (unique by N): a page holds them all.
+		live := river.NewJobListParams().Kinds(precompute.KindBoard).First(1000).
+			States(rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+				rivertype.JobStateRunning, rivertype.JobStateScheduled)
+		res, err := e.Client().JobList(ctx, live)
+		if err != nil {
+			return nil, err
+		}
+		asked := map[int]bool{}
+		for _, job := range res.Jobs {
+			var a precompute.BoardArgs
+			if err := json.Unmarshal(job.EncodedArgs, &a); err != nil {
+				return nil, fmt.Errorf("board job %d: %w", job.ID, err)
+			}
+			if slices.Contains(ns, a.N) {
+				asked[a.N] = a.StoreSolutions
+			}
+		}
+		return asked, nil
+	}
+	return &jobs{engine: e, schema: schema, stopped: stopped, newUI: newUI, askedPlans: askedPlans}, nil
+}
+
+// boardPlans says whether pending boards will keep their solutions
+// (graphstore.Plans): as their board jobs were asked, else, for a board
+// whose job is gone, as the storage limit says, which is what asking
+// again without a choice gives.
+type boardPlans struct {
+	jobs      *jobs // nil: no job system to ask
+	storeMaxN int
+}
+
+func (p boardPlans) StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error) {
+	stores := make(map[int]bool, len(ns))
+	for _, n := range ns {
+		stores[n] = n <= p.storeMaxN
+	}
+	if p.jobs == nil {
+		return stores, nil
+	}
+	asked, err := p.jobs.askedPlans(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(stores, asked)
+	return stores, nil
 }
 
 // schemaUpToDate reports whether River's tables are at the latest version.

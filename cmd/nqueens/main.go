@@ -46,6 +46,8 @@ var commands = []command{
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
 	{"worker", workerSynopsis, "work the precompute jobs of the database until stopped", runWorker},
 	{"precompute", precomputeSynopsis, "ask for boards to be computed and kept; --wait works them and shows the progress", runPrecompute},
+	{"healthcheck", healthcheckSynopsis, "exit 0 if the server at --addr says it is ready (/readyz), 1 otherwise", runHealthcheck},
+	{"version", versionSynopsis, "print the version, the commit and the Go version of this build", runVersion},
 }
 
 func main() {

@@ -62,7 +62,7 @@ func runPrecompute(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	logger := logFlags.logger(os.Stderr)
-	st, j, err := s.open(ctx, dbFlags.database(), logger)
+	st, j, err := s.open(ctx, dbFlags.database(), true, logger)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func runPrecompute(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !*wait {
 		for _, b := range boards {
-			fmt.Fprintln(stdout, describeBoard(b))
+			fmt.Fprintln(stdout, describeBoard(b, false))
 		}
 		return nil
 	}
@@ -122,17 +122,22 @@ func parseBoards(list string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
-// describeBoard says where a board stands, in one line.
-func describeBoard(b store.Board) string {
+// describeBoard says, in one line, where a board stood when it was asked
+// for: done or running already, or now asked for. working says that this
+// process works the jobs (--wait).
+func describeBoard(b store.Board, working bool) string {
 	switch b.State {
 	case store.Done:
-		return fmt.Sprintf("N=%d done: %d solutions, %d unique (%s)", b.N, b.Counts.Total, b.Counts.Unique, keeps(b))
+		return fmt.Sprintf("N=%d already done: %s, %d unique (%s)", b.N, plural(b.Counts.Total, "solution"), b.Counts.Unique, keeps(b))
 	case store.Running:
-		return fmt.Sprintf("N=%d running: %d of %d chunks done", b.N, b.ChunksDone, b.ChunksTotal)
+		return fmt.Sprintf("N=%d already running: %d of %s done", b.N, b.ChunksDone, plural(b.ChunksTotal, "chunk"))
 	case store.Failed:
 		return fmt.Sprintf("N=%d failed: %s; asked for again", b.N, b.LastError)
 	}
-	return fmt.Sprintf("N=%d asked for: its job waits for a worker", b.N)
+	if working {
+		return fmt.Sprintf("N=%d asked for: computing it", b.N)
+	}
+	return fmt.Sprintf("N=%d asked for: its job waits for a worker (nqueens worker, nqueens serve)", b.N)
 }
 
 func keeps(b store.Board) string {
@@ -170,7 +175,7 @@ func watch(ctx context.Context, st store.Store, ns []int, first []store.Board, v
 		}
 		if finished, failed := view.update(boards); finished {
 			if len(failed) > 0 {
-				return fmt.Errorf("%d of the %d boards failed: %s", len(failed), len(ns), strings.Join(failed, "; "))
+				return fmt.Errorf("%d of %s failed: %s", len(failed), plural(len(ns), "board"), strings.Join(failed, "; "))
 			}
 			return nil
 		}

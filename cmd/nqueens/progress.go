@@ -54,7 +54,7 @@ func (v *progressView) start(boards []store.Board) {
 		if b.State == store.Failed {
 			v.staleFail[b.N] = true
 		}
-		v.println(describeBoard(b))
+		v.println(describeBoard(b, true))
 	}
 }
 
@@ -99,18 +99,22 @@ func (v *progressView) update(boards []store.Board) (finished bool, failed []str
 	if since := chunksDone - v.chunks0; planned == len(v.states) && since > 0 {
 		eta = time.Duration(float64(elapsed) * float64(chunksTotal-chunksDone) / float64(since)).Round(time.Second).String()
 	}
-	line := fmt.Sprintf("%d/%d boards done, %d/%d chunks, %.0f solutions/s, ETA %s", done, len(v.states), chunksDone, chunksTotal, rate, eta)
+	boardsDone := fraction(done, len(v.states), "board") + " done"
+	line := fmt.Sprintf("%s, %s, %.0f solutions/s, ETA %s", boardsDone, fraction(chunksDone, chunksTotal, "chunk"), rate, eta)
+	// What this run computed: the chunks of boards done before it began
+	// are not its own.
+	computed := plural(max(0, chunksDone-v.chunks0), "chunk") + " computed"
 	switch {
 	case v.tty && finished:
-		fmt.Fprintf(v.out, "\r\x1b[K%s %d/%d boards done, %d chunks in %s\n", bar(1, 30), done, len(v.states), chunksTotal, elapsed.Round(100*time.Millisecond))
+		fmt.Fprintf(v.out, "\r\x1b[K%s %s, %s in %s\n", bar(1, 30), boardsDone, computed, elapsed.Round(100*time.Millisecond))
 	case v.tty:
-		fraction := 0.0
+		part := 0.0
 		if chunksTotal > 0 {
-			fraction = float64(chunksDone) / float64(chunksTotal)
+			part = float64(chunksDone) / float64(chunksTotal)
 		}
-		fmt.Fprintf(v.out, "\r\x1b[K%s %s", bar(fraction, 30), line)
+		fmt.Fprintf(v.out, "\r\x1b[K%s %s", bar(part, 30), line)
 	case finished:
-		fmt.Fprintf(v.out, "finished: %d/%d boards done, %d chunks in %s\n", done, len(v.states), chunksTotal, elapsed.Round(100*time.Millisecond))
+		fmt.Fprintf(v.out, "finished: %s, %s in %s\n", boardsDone, computed, elapsed.Round(100*time.Millisecond))
 	case time.Since(v.lastLine) >= plainEvery:
 		v.lastLine = time.Now()
 		fmt.Fprintf(v.out, "progress: %s, %s elapsed\n", line, elapsed.Round(100*time.Millisecond))
@@ -138,8 +142,8 @@ func describeFinished(b store.Board) string {
 	if b.State == store.Failed {
 		return fmt.Sprintf("N=%d failed: %s", b.N, b.LastError)
 	}
-	return fmt.Sprintf("N=%d done: %d solutions, %d unique, %d chunks in %.1f s (%s)",
-		b.N, b.Counts.Total, b.Counts.Unique, b.ChunksTotal, b.Duration.Seconds(), keeps(b))
+	return fmt.Sprintf("N=%d done: %s, %d unique, %s in %.1f s (%s)",
+		b.N, plural(b.Counts.Total, "solution"), b.Counts.Unique, plural(b.ChunksTotal, "chunk"), b.Duration.Seconds(), keeps(b))
 }
 
 // bar draws fraction (0 to 1) as a bar of width cells.

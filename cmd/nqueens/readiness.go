@@ -50,6 +50,12 @@ func (u *startup) checkMigrations(ctx context.Context) error {
 	if st == nil || w == nil {
 		return errNotUpYet
 	}
+	return checkSchema(ctx, st, u.db.dialect, w.schema)
+}
+
+// checkSchema checks that the schema of st's database, the store's and
+// River's, is at the version this binary expects.
+func checkSchema(ctx context.Context, st store.Store, dialect migrations.Dialect, river *riverSchema) error {
 	sv, ok := st.(schemaVersioner)
 	if !ok {
 		return fmt.Errorf("a %T store does not report its schema version", st)
@@ -58,7 +64,7 @@ func (u *startup) checkMigrations(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("unknown: %v", cause(err))
 	}
-	latest, err := migrations.Latest(u.db.dialect)
+	latest, err := migrations.Latest(dialect)
 	if err != nil {
 		return err
 	}
@@ -68,7 +74,7 @@ func (u *startup) checkMigrations(ctx context.Context) error {
 	case version != latest:
 		return fmt.Errorf("the schema is at version %d, this binary expects %d (nqueens migrate up)", version, latest)
 	}
-	riverVersion, riverLatest, err := w.schema.version(ctx)
+	riverVersion, riverLatest, err := river.version(ctx)
 	switch {
 	case err != nil:
 		return fmt.Errorf("unknown: %v", cause(err))

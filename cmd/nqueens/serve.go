@@ -75,7 +75,7 @@ var serveEnv = []envFlag{
 // every other board pages from the solver, with the same cursors.
 func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("serve")
-	addr := fs.String("addr", ":8080", "listen on `HOST:PORT` ($NQUEENS_ADDR)")
+	addr := fs.String("addr", defaultAddr, "listen on `HOST:PORT` ($NQUEENS_ADDR)")
 	maxPage := fs.Int("max-page-size", 1000, "largest first/last a page may ask for ($NQUEENS_MAX_PAGE_SIZE)")
 	timeout := fs.Duration("request-timeout", 10*time.Second, "time budget of each request, e.g. 10s ($NQUEENS_REQUEST_TIMEOUT)")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or * ($NQUEENS_CORS_ORIGINS); none: same origin only")
@@ -219,7 +219,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	// The metrics at /metrics (internal/metrics): the API's store calls
 	// are timed, the database's boards and jobs read at each scrape.
 	m := metrics.New()
-	stored := graphstore.New(storemetrics.New(up.Store(), m.Registerer()))
+	stored := graphstore.New(storemetrics.New(up.Store(), m.Registerer())).WithPlans(up)
 
 	cfg := server.Config{
 		Graph: graph.Options{

@@ -136,6 +136,16 @@ func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (
 	return p.Precompute(ctx, n, storeSolutions)
 }
 
+// StoresSolutions implements graphstore.Plans for the API: from the board
+// jobs once the workers run, else from the storage limit.
+func (u *startup) StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error) {
+	p := boardPlans{storeMaxN: u.settings.storeMaxN}
+	if _, w, _ := u.state(); w != nil {
+		p.jobs = w.jobs
+	}
+	return p.StoresSolutions(ctx, ns)
+}
+
 // Close stops the workers and closes the store, if they were started:
 // call it after the HTTP server has shut down.
 func (u *startup) Close() {
@@ -148,15 +158,16 @@ func (u *startup) Close() {
 	}
 }
 
-// startWhenReachable opens database db and starts the workers over it,
-// for `nqueens worker`, waiting for the database while it is unreachable
-// as serve does. It returns ctx's error if ctx ends first.
-func (s *workerSettings) startWhenReachable(ctx context.Context, db database, logger *slog.Logger) (store.Store, *jobs, error) {
+// startWhenReachable opens database db (migrating it when migrate) and
+// starts the workers over it, for `nqueens worker`, waiting for the
+// database while it is unreachable as serve does. It returns ctx's error
+// if ctx ends first.
+func (s *workerSettings) startWhenReachable(ctx context.Context, db database, migrate bool, logger *slog.Logger) (store.Store, *jobs, error) {
 	var st store.Store
 	var j *jobs
 	err := whileUnreachable(ctx, db, logger, startBackoff, func(ctx context.Context) error {
 		var err error
-		if st, j, err = s.open(ctx, db, logger); err != nil {
+		if st, j, err = s.open(ctx, db, migrate, logger); err != nil {
 			return err
 		}
 		if err := j.Start(context.WithoutCancel(ctx)); err != nil {

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] [--log-level L] [--log-format F] …"
+const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] [--migrate=false] [--log-level L] [--log-format F] …"
 
 // runWorker works precompute jobs until SIGINT or SIGTERM: any number of
 // worker processes, on any number of machines, share the chunks of one
@@ -21,6 +21,7 @@ const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--res
 func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("worker")
 	s := addWorkerFlags(fs, false)
+	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema alone and stops if it is not at this binary's version ($NQUEENS_MIGRATE)")
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
 	if err := setFromEnv(fs); err != nil {
@@ -44,7 +45,7 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 	db := dbFlags.database()
 	// An unreachable database is waited for (startup.go); a signal
 	// meanwhile ends the worker as cleanly as one later.
-	st, j, err := s.startWhenReachable(ctx, db, logger)
+	st, j, err := s.startWhenReachable(ctx, db, *migrate, logger)
 	if err != nil {
 		if ctx.Err() != nil {
 			logger.Info("stopped before the database was reachable")
@@ -53,7 +54,7 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(stdout, "nqueens: worker working %d jobs at once on %s\n", s.workers, db)
+	fmt.Fprintf(stdout, "nqueens: worker working %s at once on %s\n", plural(s.workers, "job"), db)
 	logger.Info("worker started", "database", db.String(), "workers", s.workers, "store_max_n", s.storeMaxN)
 
 	<-ctx.Done()

@@ -113,13 +113,19 @@ func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
 	}
 }
 
-// open opens database db (applying the store's and River's migrations)
-// and an engine over it, not started.
-func (s *workerSettings) open(ctx context.Context, db database, logger *slog.Logger) (st store.Store, j *jobs, err error) {
-	if st, err = openStore(ctx, db, false); err != nil {
+// open opens database db and an engine over it, not started. When
+// migrate, it applies the store's and River's migrations first; else the
+// schema must be at the version this binary expects already.
+func (s *workerSettings) open(ctx context.Context, db database, migrate bool, logger *slog.Logger) (st store.Store, j *jobs, err error) {
+	if st, err = openStore(ctx, db, !migrate); err != nil {
 		return nil, nil, fmt.Errorf("opening the database (%s): %w", db, err)
 	}
-	if j, err = openJobs(ctx, st, true, s.config(logger)); err != nil {
+	if j, err = openJobs(ctx, st, migrate, s.config(logger)); err == nil && !migrate {
+		if err = checkSchema(ctx, st, db.dialect, j.schema); err != nil {
+			err = fmt.Errorf("--migrate=false: %w", err)
+		}
+	}
+	if err != nil {
 		err = outageOr(ctx, st, err) // startup.go: retried like the opening
 		st.Close()
 		return nil, nil, err

@@ -69,7 +69,7 @@ func TestPrecomputeWaitSQLite(t *testing.T) {
 		}
 	}
 	again := nqueensEnv(t, env, "precompute", "10")
-	if want := fmt.Sprintf("N=10 done: %d solutions", ref[10].Total); again.code != 0 || !strings.Contains(again.stdout, want) {
+	if want := fmt.Sprintf("N=10 already done: %d solutions", ref[10].Total); again.code != 0 || !strings.Contains(again.stdout, want) {
 		t.Errorf("precompute of a done board: exit %d, %q; want %q", again.code, again.stdout, want)
 	}
 }

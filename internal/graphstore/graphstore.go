@@ -7,7 +7,8 @@
 // What it translates:
 //
 //   - board rows: store.Board → graph.BoardStatus (a board the store has no
-//     row for is UNKNOWN, not an error; counts only once DONE);
+//     row for is UNKNOWN, not an error; counts only once DONE; whether a
+//     pending board will store its solutions from Plans);
 //   - pages: graph's Relay window (after and/or before, forward or
 //     backward) → the store's keyset page next to one cursor, trimmed at
 //     the other bound; placements in the same ascending order as the
@@ -42,8 +43,18 @@ import (
 // database each time, which is what lets boardProgress follow workers in
 // other processes.
 type Source struct {
-	st   store.Store
-	done sync.Map // int → graph.BoardStatus of a DONE board
+	st    store.Store
+	plans Plans    // nil: pending rows as the store has them
+	done  sync.Map // int → graph.BoardStatus of a DONE board
+}
+
+// Plans says whether pending boards will keep their solutions. The
+// store's row of a pending board has no plan yet (it says false): that
+// was decided when the board was asked for, by whoever asked, and is kept
+// with its job until a worker plans it.
+type Plans interface {
+	// StoresSolutions reports it for each of the pending boards ns.
+	StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error)
 }
 
 var (
@@ -53,6 +64,13 @@ var (
 
 // New returns the adapter over st.
 func New(st store.Store) *Source { return &Source{st: st} }
+
+// WithPlans makes the adapter report pending boards' storesSolutions as
+// plans says. Call it before the adapter is used.
+func (s *Source) WithPlans(plans Plans) *Source {
+	s.plans = plans
+	return s
+}
 
 // Store returns the store it adapts.
 func (s *Source) Store() store.Store { return s.st }
@@ -107,7 +125,11 @@ func (s *Source) Board(ctx context.Context, n int) (graph.BoardStatus, error) {
 	if err != nil {
 		return graph.BoardStatus{}, s.convert(ctx, err)
 	}
-	return s.remember(Status(b)), nil
+	st := []graph.BoardStatus{s.remember(Status(b))}
+	if err := s.planPending(ctx, st); err != nil {
+		return graph.BoardStatus{}, err
+	}
+	return st[0], nil
 }
 
 // remember keeps the status of a DONE board.
@@ -128,7 +150,46 @@ func (s *Source) Boards(ctx context.Context) ([]graph.BoardStatus, error) {
 	for i, b := range bs {
 		out[i] = s.remember(Status(b))
 	}
+	if err := s.planPending(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// planPending sets StoresSolutions of the pending boards among sts as the
+// plans say. A board's job leaves the plans once a worker has planned the
+// board, so its row is read again after them: a board still pending then
+// was pending while they were read, and one no longer pending has its
+// plan in its new row.
+func (s *Source) planPending(ctx context.Context, sts []graph.BoardStatus) error {
+	var pending []int
+	for _, st := range sts {
+		if st.State == graph.BoardStatePending {
+			pending = append(pending, st.N)
+		}
+	}
+	if s.plans == nil || len(pending) == 0 {
+		return nil
+	}
+	stores, err := s.plans.StoresSolutions(ctx, pending)
+	if err != nil {
+		return s.convert(ctx, fmt.Errorf("reading how pending boards will be computed: %w", err))
+	}
+	for i := range sts {
+		if sts[i].State != graph.BoardStatePending {
+			continue
+		}
+		b, err := s.st.Board(ctx, sts[i].N)
+		if err != nil {
+			return s.convert(ctx, err)
+		}
+		if b.State != store.Pending {
+			sts[i] = s.remember(Status(b))
+			continue
+		}
+		sts[i].StoresSolutions = stores[sts[i].N]
+	}
+	return nil
 }
 
 // Page implements graph.SolutionSource with one keyset page of the store,

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/nqueens/nqueens/internal/buildinfo"
 	"github.com/nqueens/nqueens/server"
 )
 
@@ -48,8 +49,21 @@ func New() *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.operations, m.durations, m.cache,
+		buildInfo(buildinfo.Read()),
 	)
 	return m
+}
+
+// buildInfo is the nqueens_build_info gauge: always 1, its labels say
+// which build runs, so that a query can join them to any other series.
+func buildInfo(info buildinfo.Info) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "nqueens_build_info",
+		Help:        "Always 1; the labels say which build of nqueens runs (module version, VCS revision, Go version).",
+		ConstLabels: prometheus.Labels{"version": info.Version, "revision": info.Revision, "goversion": info.GoVersion},
+	})
+	g.Set(1)
+	return g
 }
 
 // Registerer is where other metrics register (the store's).

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/buildinfo"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store/sqlite"
@@ -86,5 +88,16 @@ func TestOperationNames(t *testing.T) {
 	}
 	if strings.Contains(body, `operation="Op200"`) {
 		t.Error("the 201st name has a label of its own")
+	}
+}
+
+// TestBuildInfo: /metrics says which build runs, with the labels
+// `nqueens version` prints.
+func TestBuildInfo(t *testing.T) {
+	t.Parallel()
+	info := buildinfo.Read()
+	want := fmt.Sprintf("\nnqueens_build_info{goversion=%q,revision=%q,version=%q} 1\n", info.GoVersion, info.Revision, info.Version)
+	if body := scrape(t, metrics.New()); !strings.Contains(body, want) {
+		t.Errorf("/metrics lacks %q:\n%s", want, body)
 	}
 }
