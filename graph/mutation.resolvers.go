@@ -28,9 +28,13 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 	st.N = n
 	if st.State == BoardStatePending && r.opts.Boards != nil {
 		// A pending row has no plan yet: the board reader knows what the
-		// board's job was asked to keep.
-		if st, err = r.status(ctx, n); err != nil {
+		// board's job was asked to keep, once the engine has recorded it.
+		read, err := r.status(ctx, n)
+		if err != nil {
 			return nil, err
+		}
+		if read.State != BoardStateUnknown {
+			st = read
 		}
 	}
 	return r.boardModel(st), nil
