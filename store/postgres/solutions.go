@@ -14,7 +14,7 @@ import (
 )
 
 // The page queries, by direction and by all or unique. The cursor is never
-// empty here (see store.PageRequest.CursorKey), so each is one index range
+// empty here (see columns.CursorKey), so each is one index range
 // scan: the primary key for all solutions, the partial index for unique.
 var pageQueries = [2][2]string{
 	store.Forward: {

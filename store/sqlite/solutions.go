@@ -13,7 +13,7 @@ import (
 )
 
 // The page queries, by direction and by all or unique. The cursor is never
-// empty here (see store.PageRequest.CursorKey), so each is one range scan
+// empty here (see columns.CursorKey), so each is one range scan
 // of the primary key, or of the partial index on canonical solutions.
 var pageQueries = [2][2]string{
 	store.Forward: {
