@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/nqueens/nqueens/solver"
@@ -71,10 +72,7 @@ func (c checked) FinishBoard(ctx context.Context, n int) (Board, error) {
 }
 
 func (c checked) FailBoard(ctx context.Context, n int, reason string) (Board, error) {
-	if err := checkN(n); err != nil {
-		return Board{}, err
-	}
-	if err := checkReason(reason); err != nil {
+	if err := cmp.Or(checkN(n), checkReason(reason)); err != nil {
 		return Board{}, err
 	}
 	return c.Store.FailBoard(ctx, n, reason)
@@ -102,20 +100,14 @@ func (c checked) Page(ctx context.Context, req PageRequest) ([]Solution, error) 
 }
 
 func (c checked) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (Solution, error) {
-	if err := checkN(n); err != nil {
-		return Solution{}, err
-	}
-	if err := checkRank(rank); err != nil {
+	if err := cmp.Or(checkN(n), checkRank(rank)); err != nil {
 		return Solution{}, err
 	}
 	return c.Store.SolutionAt(ctx, n, rank, unique)
 }
 
 func (c checked) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
-	if err := checkN(n); err != nil {
-		return 0, err
-	}
-	if err := checkPlacement(n, p, "placement"); err != nil {
+	if err := cmp.Or(checkN(n), checkPlacement(n, p, "placement")); err != nil {
 		return 0, err
 	}
 	return c.Store.Rank(ctx, n, p, unique)
