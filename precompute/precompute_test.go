@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -179,13 +180,17 @@ func TestFailingChunk(t *testing.T) {
 		// The job is discarded as its worker returns, just after the
 		// board's failure is recorded.
 		var discarded []*rivertype.JobRow
-		for deadline := time.Now().Add(10 * time.Second); len(discarded) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		eventually.True(t, 10*time.Second, func() string {
 			for _, j := range b.jobs(t, precompute.KindChunk) {
 				if j.State == rivertype.JobStateDiscarded {
 					discarded = append(discarded, j)
 				}
 			}
-		}
+			if len(discarded) == 0 {
+				return "no chunk job is discarded"
+			}
+			return ""
+		})
 		if len(discarded) != 1 || discarded[0].Attempt != 3 || len(discarded[0].Errors) != 3 {
 			t.Fatalf("discarded chunk jobs: %v; want the failing one, after 3 attempts", discarded)
 		}
@@ -237,16 +242,7 @@ func TestStopAndResume(t *testing.T) {
 		ns := []int{12, 13}
 		b.ask(t, ns...)
 		b.start(t)
-		for {
-			bd, err := b.store.Board(b.ctx, 13)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bd.ChunksDone > 0 {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		boardtest.Watch(t, b.store, 13, time.Minute, func(bd store.Board) bool { return bd.ChunksDone > 0 })
 		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 		defer cancel()
 		if err := b.engine.Stop(ctx); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store"
 )
@@ -123,19 +124,20 @@ func TestRescueGoneWorker(t *testing.T) {
 // fetched by it), and returns their ids.
 func waitHeld(t *testing.T, b *bundle, id string) map[int64]bool {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		held := map[int64]bool{}
+	var held map[int64]bool
+	eventually.True(t, time.Minute, func() string {
+		held = map[int64]bool{}
 		for _, j := range b.jobs(t, precompute.KindChunk) {
 			if j.State == rivertype.JobStateRunning && j.AttemptedBy[len(j.AttemptedBy)-1] == id {
 				held[j.ID] = true
 			}
 		}
-		if len(held) > 0 {
-			return held
+		if len(held) == 0 {
+			return "worker " + id + " holds no chunk job"
 		}
-	}
-	t.Fatalf("worker %s holds no chunk job after a minute", id)
-	return nil
+		return ""
+	})
+	return held
 }
 
 // TestNoRescueWhileAlive: chunks that run three times RescueAfter in a

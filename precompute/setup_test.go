@@ -2,7 +2,6 @@ package precompute_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // The tests run the engine for real: River's own client and migrations
@@ -70,23 +70,13 @@ type options struct {
 // test ends).
 func setup(t *testing.T, backend string, o options) *bundle {
 	t.Helper()
-	ctx := t.Context()
 	o.setDefaults(t)
 	switch backend {
 	case "postgres":
-		u, _ := pgtest.Schema(t)
-		st, err := postgres.Open(ctx, postgres.Config{URL: u})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := pgtest.Open(t, postgres.Config{})
 		return newBundle(t, st, o.wrap(st), riverpgxv5.New(st.Pool()), o.cfg)
 	case "sqlite":
-		st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := sqlitetest.Open(t, sqlite.Config{})
 		return newBundle(t, st, o.wrap(st), riversqlite.New(st.Writer()), o.cfg)
 	}
 	t.Fatalf("unknown backend %q", backend)

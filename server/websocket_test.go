@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // These tests speak graphql-transport-ws over real websockets to the real
@@ -38,11 +38,7 @@ const endless = `subscription { boardProgress(n: 10) { n state } }`
 // 50 ms), so that boardProgress subscriptions stay open.
 func setupStore(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
 	t.Helper()
-	st, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t, sqlite.Config{})
 	src := graphstore.New(st)
 	return setup(t, append([]func(*server.Config){func(c *server.Config) {
 		c.Graph.Boards, c.Graph.Stored = src, src

@@ -69,13 +69,9 @@ type BoardPlan struct {
 	SolverVersion   string
 }
 
-// ChunkKind is what the plan's chunks are, as the boards table records it
-// (chunk_kind): "task" or "prefix", also the chunk rows' key column.
-func (p BoardPlan) ChunkKind() string {
-	if p.Tasks {
-		return "task"
-	}
-	return "prefix"
+// PlanOf is the plan board b was planned under, to resume it.
+func PlanOf(b Board, solverVersion string) BoardPlan {
+	return BoardPlan{N: b.N, ChunkDepth: b.ChunkDepth, Tasks: b.Tasks, StoresSolutions: b.StoresSolutions, SolverVersion: solverVersion}
 }
 
 // ChunkRecord is the row of one chunk of a board.

@@ -4,10 +4,11 @@
 // is lexicographic order (DESIGN.md, decisions 1, 3, 4 and 6).
 //
 // This package holds the domain types, the Store interface, the typed
-// errors and the shared helpers both backends use. The backends live in
-// their own packages, one per dependency: store/postgres (pgx) and
-// store/sqlite (modernc, no cgo). store/storetest is the conformance suite
-// both of them pass.
+// errors and Checked, the checks of every argument in front of a backend.
+// The backends live in their own packages, one per dependency:
+// store/postgres (pgx) and store/sqlite (modernc, no cgo); what they share
+// is under store/internal. store/storetest is the conformance suite both
+// of them pass.
 package store
 
 import (

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-
-	"github.com/nqueens/nqueens/solver"
 )
 
 func TestErrorCode(t *testing.T) {
@@ -32,30 +30,5 @@ func TestErrorCode(t *testing.T) {
 	}
 	if err := (&Error{Code: EUNAVAILABLE, Message: "m", Err: context.DeadlineExceeded}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Error("an Error does not unwrap to its cause")
-	}
-}
-
-// TestChunkRowsClassify checks the rows' symmetry facts and the chunk
-// counts against the solver, for every chunk of N=1..12.
-func TestChunkRowsClassify(t *testing.T) {
-	for n := 1; n <= 12; n++ {
-		chunks, err := solver.Chunks(n, solver.DefaultChunkDepth(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range chunks {
-			rows := NewChunkRows(t.Context(), ChunkWrite{Chunk: c, Solutions: c.Solutions()})
-			for rows.Next() {
-				r := rows.Row()
-				p := solver.FromBytes(r.Key)
-				if r.Canonical != solver.IsCanonical(p) || r.OrbitSize != solver.OrbitSize(p) {
-					t.Fatalf("%v: canonical %t orbit %d, the solver says %t and %d", p, r.Canonical, r.OrbitSize, solver.IsCanonical(p), solver.OrbitSize(p))
-				}
-			}
-			rows.Close()
-			if rows.Err() != nil || rows.Counts() != c.Count() {
-				t.Fatalf("%v: counts %+v, %v; the solver counts %+v", c, rows.Counts(), rows.Err(), c.Count())
-			}
-		}
 	}
 }

@@ -6,20 +6,20 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// The checks both backends run on their arguments before touching the
+// The checks Checked runs on every argument before a backend touches the
 // database, so that bad input is EINVALID with the same message on both.
 
-// CheckN checks a board size.
-func CheckN(n int) error {
+// checkN checks a board size.
+func checkN(n int) error {
 	if n < 1 || n > solver.MaxSearchN {
 		return Errorf(EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, n)
 	}
 	return nil
 }
 
-// CheckPlacement checks that p has N columns, each within 0..N-1. It does
+// checkPlacement checks that p has N columns, each within 0..N-1. It does
 // not check that p is a solution.
-func CheckPlacement(n int, p solver.Placement, what string) error {
+func checkPlacement(n int, p solver.Placement, what string) error {
 	if len(p) != n {
 		return Errorf(EINVALID, "%s for N=%d needs %d columns, got %d", what, n, n, len(p))
 	}
@@ -31,9 +31,9 @@ func CheckPlacement(n int, p solver.Placement, what string) error {
 	return nil
 }
 
-// CheckPlan checks a board plan.
-func CheckPlan(p BoardPlan) error {
-	if err := CheckN(p.N); err != nil {
+// checkPlan checks a board plan.
+func checkPlan(p BoardPlan) error {
+	if err := checkN(p.N); err != nil {
 		return err
 	}
 	if p.ChunkDepth < 0 || p.ChunkDepth > p.N {
@@ -48,9 +48,9 @@ func CheckPlan(p BoardPlan) error {
 	return nil
 }
 
-// CheckPage checks a page request.
-func CheckPage(r PageRequest) error {
-	if err := CheckN(r.N); err != nil {
+// checkPage checks a page request.
+func checkPage(r PageRequest) error {
+	if err := checkN(r.N); err != nil {
 		return err
 	}
 	if r.Direction != Forward && r.Direction != Backward {
@@ -60,86 +60,72 @@ func CheckPage(r PageRequest) error {
 		return Errorf(EINVALID, "page limit must be between 0 and %d, got %d", MaxPageLimit, r.Limit)
 	}
 	if len(r.Cursor) > 0 {
-		return CheckPlacement(r.N, r.Cursor, "cursor")
+		return checkPlacement(r.N, r.Cursor, "cursor")
 	}
 	return nil
 }
 
-// CheckRank checks a 1-based rank.
-func CheckRank(rank uint64) error {
+// checkRank checks a 1-based rank.
+func checkRank(rank uint64) error {
 	if rank == 0 {
 		return Errorf(EINVALID, "ranks start at 1 (solution #1 is the first), got 0")
 	}
 	return nil
 }
 
-// CheckReason checks the reason given to FailBoard.
-func CheckReason(reason string) error {
+// checkReason checks the reason given to FailBoard.
+func checkReason(reason string) error {
 	if reason == "" || !utf8.ValidString(reason) {
 		return Errorf(EINVALID, "a failure needs a reason in UTF-8, got %q", reason)
 	}
 	return nil
 }
 
-// CursorKey is the key a page query compares placements with: the cursor's
-// bytes, or for an empty cursor a bound beyond every placement on the
-// page's side. The empty key sorts before every placement; the single byte
-// 0xFF sorts after them all, since no column reaches 255 (N ≤ 32). Both
-// backends thus need one query per direction, cursor or not.
-func (r PageRequest) CursorKey() []byte {
-	switch {
-	case len(r.Cursor) > 0:
-		return r.Cursor.Bytes()
-	case r.Direction == Backward:
-		return []byte{0xFF}
-	}
-	return []byte{}
-}
-
-// Reverse reverses a backward page, read in descending order, into the
-// ascending order every page has.
-func Reverse(page []Solution) {
-	for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
-		page[i], page[j] = page[j], page[i]
-	}
-}
-
-// CheckStored says whether the solutions of board b can be read: it must
-// store them and, when mustBeDone (ranks need the prefix sums written at
-// the finish), be done. ENOTFOUND otherwise: the caller answers from the
-// solver instead.
-func CheckStored(b Board, mustBeDone bool) error {
-	switch {
-	case !b.StoresSolutions && b.State != Pending:
-		return Errorf(ENOTFOUND, "N=%d keeps counts only; its solutions are not stored", b.N)
-	case mustBeDone && b.State != Done:
-		return Errorf(ENOTFOUND, "the solutions of N=%d are not stored yet (the board is %s)", b.N, b.State)
-	case b.State == Pending:
-		return Errorf(ENOTFOUND, "the solutions of N=%d are not stored yet (the board is pending)", b.N)
+// checkWorkerID checks a worker's id: 1 to MaxWorkerIDLen bytes of UTF-8.
+func checkWorkerID(id string) error {
+	if id == "" || len(id) > MaxWorkerIDLen || !utf8.ValidString(id) {
+		return Errorf(EINVALID, "a worker id is 1 to %d bytes of UTF-8, got %d bytes", MaxWorkerIDLen, len(id))
 	}
 	return nil
 }
 
-// CheckRankInRange checks that done board b has a solution #rank.
-func CheckRankInRange(b Board, rank uint64, unique bool) error {
-	total, what := b.Counts.Total, "solutions"
-	if unique {
-		total, what = b.Counts.Unique, "unique solutions"
+// checkChunkWrite checks a chunk write: a board size in range, a prefix of
+// queens that do not attack each other (or a task of the counter), and
+// counts that add up when they are given instead of solutions.
+func checkChunkWrite(w ChunkWrite) error {
+	if err := checkN(w.N()); err != nil {
+		return err
 	}
-	if rank > total {
-		return Errorf(ENOTFOUND, "N=%d has %d %s; there is no #%d", b.N, total, what, rank)
+	if len(w.Tasks) > 0 {
+		for _, t := range w.Tasks {
+			if t.N != w.N() {
+				return Errorf(EINVALID, "%v: tasks of N=%d and N=%d in one chunk", w, w.N(), t.N)
+			}
+			if err := t.Validate(); err != nil {
+				return Errorf(EINVALID, "%v", err)
+			}
+		}
+		if w.Solutions != nil {
+			return Errorf(EINVALID, "%v: tasks are written with their counts, not their solutions", w)
+		}
+		return checkChunkCounts(w, w.Counts)
+	}
+	if err := w.Chunk.Validate(); err != nil {
+		return Errorf(EINVALID, "%v", err)
+	}
+	if w.Solutions == nil {
+		return checkChunkCounts(w, w.Counts)
 	}
 	return nil
 }
 
-// CheckRanked checks the lookup of placement p behind a rank: canonical is
-// the stored row's flag, nil when p is not a stored solution.
-func CheckRanked(n int, p solver.Placement, canonical *bool, unique bool) error {
-	switch {
-	case canonical == nil:
-		return Errorf(ENOTFOUND, "%v is not a solution of N=%d", p, n)
-	case unique && !*canonical:
-		return Errorf(ENOTFOUND, "%v is not the canonical solution of its class (it is %v)", p, solver.Canonical(p))
+// checkChunkCounts checks counts given for a chunk without its solutions:
+// its classes must add up to its unique count, which cannot exceed its
+// total. (The full check, solver.Counts.Check, holds only for a whole
+// board: a class's members lie in several chunks.)
+func checkChunkCounts(w ChunkWrite, c solver.Counts) error {
+	if c.Orbit1+c.Orbit2+c.Orbit4+c.Orbit8 != c.Unique || c.Unique > c.Total || c.Total >= 1<<63 {
+		return Errorf(EINVALID, "%v: counts do not add up: %+v", w, c)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 	"github.com/nqueens/nqueens/web"
 )
@@ -402,11 +403,7 @@ func TestViewerInBrowser(t *testing.T) {
 
 	// A real store: SQLite in a temporary directory. N=8 is done; N=10 is
 	// half written, so that the page follows its progress live.
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t, sqlite.Config{})
 	storetest.Load(ctx, t, st, 8, solver.DefaultChunkDepth(8))
 	depth10 := solver.DefaultChunkDepth(10)
 	chunks10, err := solver.Chunks(10, depth10)
@@ -748,12 +745,7 @@ func TestViewerInBrowser(t *testing.T) {
 // use in the address, and the try-it board where ranks are not known.
 func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 	chromium := findBrowser(t)
-	ctx := t.Context()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t, sqlite.Config{})
 	src := graphstore.New(st)
 	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src}})
 	api.Server.Handle("/", web.Handler())

@@ -6,10 +6,12 @@ package boardtest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -58,9 +60,9 @@ func CheckStored(t testing.TB, s store.Store, n int) {
 // them; it fails the test after timeout.
 func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int) map[int]store.Board {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		out := map[int]store.Board{}
+	var out map[int]store.Board
+	eventually.True(t, timeout, func() string {
+		out = map[int]store.Board{}
 		for _, n := range ns {
 			b, err := s.Board(context.Background(), n)
 			if err != nil && store.ErrorCode(err) != store.ENOTFOUND {
@@ -70,32 +72,29 @@ func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int)
 				out[n] = b
 			}
 		}
-		if len(out) == len(ns) {
-			return out
+		if len(out) < len(ns) {
+			return fmt.Sprintf("boards %v not finished: finished %v", ns, out)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("boards %v not finished after %s: finished %v", ns, timeout, out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return ""
+	})
+	return out
 }
 
-// Watch reads board n every 20 ms, handing each row to until, until it
-// returns true, and returns that row; it fails the test after timeout.
+// Watch reads board n every eventually.Poll, handing each row to until,
+// until it returns true, and returns that row; it fails the test after
+// timeout.
 func Watch(t testing.TB, s store.Store, n int, timeout time.Duration, until func(store.Board) bool) store.Board {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		b, err := s.Board(context.Background(), n)
-		if err != nil {
+	var b store.Board
+	eventually.True(t, timeout, func() string {
+		var err error
+		if b, err = s.Board(context.Background(), n); err != nil {
 			t.Fatal(err)
 		}
-		if until(b) {
-			return b
+		if !until(b) {
+			return fmt.Sprintf("N=%d is %+v", n, b)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("N=%d is %+v after %s", n, b, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return ""
+	})
+	return b
 }

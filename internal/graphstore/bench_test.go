@@ -43,11 +43,7 @@ func BenchmarkSolutionsN16(b *testing.B) {
 	ctx := context.Background()
 	u, _ := pgtest.Schema(b)
 	// As nqueens serve opens it (cmd/nqueens, genericPlans).
-	st, err := postgres.Open(ctx, postgres.Config{URL: u + "&plan_cache_mode=force_generic_plan"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	st := pgtest.Open(b, postgres.Config{URL: u + "&plan_cache_mode=force_generic_plan"})
 	func() { // the enumerated chunks (240 MB) go once stored
 		chunks, err := storetest.ComputeChunks(16, solver.DefaultChunkDepth(16))
 		if err != nil {

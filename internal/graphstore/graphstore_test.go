@@ -20,6 +20,7 @@ import (
 	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // These tests run the real server (httptest, real handler, real HTTP and
@@ -45,32 +46,12 @@ type backend struct {
 var backends = []backend{
 	{"postgres", func(t *testing.T) database {
 		u, _ := pgtest.Schema(t)
-		return database{backend: "postgres", open: func(t *testing.T) store.Store { return openPostgres(t, u) }}
+		return database{backend: "postgres", open: func(t *testing.T) store.Store { return pgtest.Open(t, postgres.Config{URL: u}) }}
 	}},
 	{"sqlite", func(t *testing.T) database {
 		path := filepath.Join(t.TempDir(), "nqueens.db")
-		return database{backend: "sqlite", open: func(t *testing.T) store.Store { return openSQLite(t, path, 0) }}
+		return database{backend: "sqlite", open: func(t *testing.T) store.Store { return sqlitetest.Open(t, sqlite.Config{Path: path}) }}
 	}},
-}
-
-func openPostgres(t *testing.T, url string) store.Store {
-	t.Helper()
-	s, err := postgres.Open(context.Background(), postgres.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func openSQLite(t *testing.T, path string, busy time.Duration) store.Store {
-	t.Helper()
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: path, BusyTimeout: busy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 // eachBackend runs test on both backends, in parallel.

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,7 +13,10 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // TestDatabaseUnavailable: when the database stops answering, every
@@ -37,18 +39,17 @@ func TestDatabaseUnavailable(t *testing.T) {
 		}
 		p := startProxy(t, "127.0.0.1:0", pu.Host)
 		pu.Host = p.addr
-		st := openPostgres(t, pu.String())
+		st := pgtest.Open(t, postgres.Config{URL: pu.String()})
 		checkOutage(t, st, p.stop, func() { p = startProxy(t, p.addr, p.target) })
 	})
 	t.Run("postgres-closed-pool", func(t *testing.T) {
 		t.Parallel()
-		u, _ := pgtest.Schema(t)
-		st := openPostgres(t, u)
+		st := pgtest.Open(t, postgres.Config{})
 		checkOutage(t, st, func() { st.Close() }, nil)
 	})
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		st := openSQLite(t, filepath.Join(t.TempDir(), "nqueens.db"), 0)
+		st := sqlitetest.Open(t, sqlite.Config{})
 		checkOutage(t, st, func() { st.Close() }, nil)
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // scrape serves one /metrics request and returns the body.
@@ -35,10 +35,7 @@ func scrape(t *testing.T, m *metrics.Metrics) string {
 func TestDatabaseMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.Open(t, sqlite.Config{})
 	if _, _, err := st.RequestBoard(ctx, 9); err != nil {
 		t.Fatal(err)
 	}

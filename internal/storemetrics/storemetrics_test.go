@@ -2,7 +2,6 @@ package storemetrics_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,6 +9,7 @@ import (
 	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // TestStoreMetrics wraps a real SQLite store: every call is timed by
@@ -17,10 +17,7 @@ import (
 func TestStoreMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.Open(t, sqlite.Config{})
 	reg := prometheus.NewRegistry()
 	s := storemetrics.New(st, reg)
 	defer s.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -30,7 +31,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	ctx := t.Context()
 	serverURL := pgtest.ServerURL(t)
 	schemaURL, schema := pgtest.Schema(t)
-	s := open(t, schemaURL, false)
+	s := pgtest.Open(t, postgres.Config{URL: schemaURL})
 	const n, depth, before = 10, 2, 20
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	cp := open(t, u.String(), false)
+	cp := pgtest.Open(t, postgres.Config{URL: u.String()})
 	b, err := cp.Board(ctx, n)
 	if err != nil {
 		t.Fatal(err)

@@ -87,12 +87,7 @@ func BenchmarkLoadN16(b *testing.B) {
 
 func timeStoreLoad(b *testing.B, chunks []storetest.ComputedChunk) time.Duration {
 	b.Helper()
-	u, _ := pgtest.Schema(b)
-	s, err := postgres.Open(context.Background(), postgres.Config{URL: u})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := pgtest.Open(b, postgres.Config{})
 	start := time.Now()
 	storetest.LoadComputed(b, s, chunks)
 	return time.Since(start)

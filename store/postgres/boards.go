@@ -9,6 +9,8 @@ import (
 
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/columns"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 // boardColumns is the column list scanBoard reads.
@@ -21,7 +23,7 @@ func scanBoard(row pgx.Row) (store.Board, error) {
 	var (
 		b                   store.Board
 		state               string
-		counts              store.CountColumns
+		counts              columns.Counts
 		solutionsDone       int64
 		started, finished   *time.Time
 		duration            *float64
@@ -55,10 +57,7 @@ func scanBoard(row pgx.Row) (store.Board, error) {
 }
 
 // Board returns the row of N.
-func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, err
-	}
+func (s *queries) Board(ctx context.Context, n int) (store.Board, error) {
 	return board(ctx, s.pool, n, "")
 }
 
@@ -78,7 +77,7 @@ func board(ctx context.Context, q querier, n int, lock string) (store.Board, err
 }
 
 // Boards returns every board row by ascending N.
-func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
+func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
 	if err != nil {
 		return nil, translate(err)
@@ -88,10 +87,7 @@ func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
-func (s *Store) RequestBoard(ctx context.Context, n int) (store.Board, bool, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, false, err
-	}
+func (s *queries) RequestBoard(ctx context.Context, n int) (store.Board, bool, error) {
 	b, err := scanBoard(s.pool.QueryRow(ctx,
 		`INSERT INTO boards (n) VALUES ($1) ON CONFLICT (n) DO NOTHING RETURNING `+boardColumns, n))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -102,10 +98,7 @@ func (s *Store) RequestBoard(ctx context.Context, n int) (store.Board, bool, err
 }
 
 // PlanBoard claims a board for computing; see store.Store.
-func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
-	if err := store.CheckPlan(plan); err != nil {
-		return store.Board{}, false, err
-	}
+func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// A pending row first, so that concurrent planners meet on the row
 		// lock below instead of racing to insert.
@@ -115,12 +108,12 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 		if b, err = board(ctx, tx, plan.N, "FOR UPDATE"); err != nil {
 			return err
 		}
-		step, err := store.DecidePlan(b, plan)
+		step, err := lifecycle.DecidePlan(b, plan)
 		var todo []store.ChunkRecord
 		switch {
-		case err != nil || step == store.KeepBoard:
+		case err != nil || step == lifecycle.KeepBoard:
 			return err
-		case step == store.ResumeBoard:
+		case step == lifecycle.ResumeBoard:
 			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
 				SET state = 'running', last_error = NULL, solver_version = $2, updated_at = now()
 				WHERE n = $1 RETURNING `+boardColumns, plan.N, plan.SolverVersion))
@@ -131,20 +124,20 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 				return err
 			}
 		default:
-			if todo, err = store.PlannedChunks(plan); err != nil {
+			if todo, err = lifecycle.PlannedChunks(plan); err != nil {
 				return err
 			}
 			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
 				SET state = 'running', stores_solutions = $2, chunk_depth = $3, chunk_kind = $4, chunks_total = $5,
 				    solver_version = $6, started_at = now(), updated_at = now()
 				WHERE n = $1 RETURNING `+boardColumns,
-				plan.N, plan.StoresSolutions, plan.ChunkDepth, plan.ChunkKind(), len(todo), plan.SolverVersion))
+				plan.N, plan.StoresSolutions, plan.ChunkDepth, columns.ChunkKind(plan), len(todo), plan.SolverVersion))
 			if err != nil {
 				return err
 			}
 			_, err = tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"n", "idx", "prefix", "task"},
 				pgx.CopyFromSlice(len(todo), func(i int) ([]any, error) {
-					prefix, task := todo[i].KeyColumns()
+					prefix, task := columns.ChunkKey(todo[i])
 					return []any{plan.N, i, prefix, task}, nil
 				}))
 			if err != nil {
@@ -164,10 +157,7 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 }
 
 // TouchBoard sets a running board's updated_at; see store.Store.
-func (s *Store) TouchBoard(ctx context.Context, n int) error {
-	if err := store.CheckN(n); err != nil {
-		return err
-	}
+func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE boards SET updated_at = now() WHERE n = $1 AND state = 'running'`, n)
 	if err != nil {
 		return translate(err)
@@ -180,10 +170,7 @@ func (s *Store) TouchBoard(ctx context.Context, n int) error {
 }
 
 // Chunks returns the chunk rows of N in order.
-func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
-	if err := store.CheckN(n); err != nil {
-		return nil, err
-	}
+func (s *queries) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
 	out, err := chunks(ctx, s.pool, n, "")
 	if err != nil {
 		return nil, translate(err)
@@ -215,7 +202,7 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.ChunkRecord, error) {
 		c := store.ChunkRecord{N: n}
 		var prefix, task []byte
-		var counts store.CountColumns
+		var counts columns.Counts
 		var doneAt *time.Time
 		dest := append([]any{&c.Index, &prefix, &task}, counts.Dest()...)
 		if err := r.Scan(append(dest, &doneAt)...); err != nil {
@@ -225,15 +212,12 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 		if doneAt != nil {
 			c.DoneAt = doneAt.UTC()
 		}
-		return c, c.SetKey(prefix, task)
+		return c, columns.SetChunkKey(&c, prefix, task)
 	})
 }
 
 // FinishBoard marks a board done with counts summed from its chunks.
-func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, err
-	}
+func (s *queries) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 	var b store.Board
 	var inconsistent error
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -241,11 +225,11 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 		if b, err = board(ctx, tx, n, "FOR UPDATE"); err != nil {
 			return err
 		}
-		if err := store.CheckFinish(b); err != nil || b.State == store.Done {
+		if err := lifecycle.CheckFinish(b); err != nil || b.State == store.Done {
 			return err
 		}
 		var doneChunks int
-		var counts store.CountColumns
+		var counts columns.Counts
 		err = tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE done_at IS NOT NULL),
 			sum(total_solutions), sum(unique_solutions),
 			sum(orbit1_classes), sum(orbit2_classes), sum(orbit4_classes), sum(orbit8_classes)
@@ -254,7 +238,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 			return err
 		}
 		var total solver.Counts
-		if total, inconsistent = store.CheckSums(b, doneChunks, counts.Counts()); inconsistent != nil {
+		if total, inconsistent = lifecycle.CheckSums(b, doneChunks, counts.Counts()); inconsistent != nil {
 			b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards SET state = 'failed', last_error = $2, updated_at = now()
 				WHERE n = $1 RETURNING `+boardColumns, n, inconsistent.Error()))
 			return err
@@ -270,7 +254,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 			WHERE c.n = $1 AND c.idx = s.idx`, n); err != nil {
 			return err
 		}
-		args := append([]any{n}, store.CountArgs(total)...)
+		args := append([]any{n}, columns.CountArgs(total)...)
 		b, err = scanBoard(tx.QueryRow(ctx, `UPDATE boards
 			SET state = 'done', total_solutions = $2, unique_solutions = $3,
 			    orbit1_classes = $4, orbit2_classes = $5, orbit4_classes = $6, orbit8_classes = $7,
@@ -289,13 +273,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 }
 
 // FailBoard marks a board failed.
-func (s *Store) FailBoard(ctx context.Context, n int, reason string) (store.Board, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, err
-	}
-	if err := store.CheckReason(reason); err != nil {
-		return store.Board{}, err
-	}
+func (s *queries) FailBoard(ctx context.Context, n int, reason string) (store.Board, error) {
 	b, err := scanBoard(s.pool.QueryRow(ctx, `UPDATE boards SET state = 'failed', last_error = $2, updated_at = now()
 		WHERE n = $1 AND state <> 'done' RETURNING `+boardColumns, n, reason))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -310,12 +288,12 @@ func (s *Store) FailBoard(ctx context.Context, n int, reason string) (store.Boar
 
 // inTx runs f in a transaction, committing when it returns nil. Errors are
 // translated.
-func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
+func (s *queries) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
 	return s.inTxWith(ctx, pgx.TxOptions{}, f)
 }
 
 // inTxWith is inTx with the transaction's options.
-func (s *Store) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pgx.Tx) error) error {
+func (s *queries) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pgx.Tx) error) error {
 	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return translate(err)

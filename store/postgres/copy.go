@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/chunkrows"
 )
 
 // copySolutions is the COPY statement copyReader's stream is for.
@@ -26,14 +26,14 @@ const copySolutions = `COPY solutions (n, orbit_size, canonical, placement) FROM
 type copyReader struct {
 	mu     sync.Mutex
 	closed bool
-	rows   *store.ChunkRows
+	rows   *chunkrows.Rows
 	n      uint16
 	buf    []byte // encoded, not yet read: buf[off:]
 	off    int
 	end    bool // the trailer is in buf
 }
 
-func newCopyReader(rows *store.ChunkRows, n int) *copyReader {
+func newCopyReader(rows *chunkrows.Rows, n int) *copyReader {
 	r := &copyReader{rows: rows, n: uint16(n), buf: make([]byte, 0, 1<<16)}
 	// Signature, flags (none), header extension length (0).
 	r.buf = append(r.buf, "PGCOPY\n\xff\r\n\x00"...)
@@ -91,7 +91,7 @@ func (r *copyReader) Close() {
 
 // appendRow encodes one row: the field count, then each field's length
 // and value in network byte order (smallint, smallint, boolean, bytea).
-func (r *copyReader) appendRow(row store.Row) {
+func (r *copyReader) appendRow(row chunkrows.Row) {
 	b := binary.BigEndian.AppendUint16(r.buf, 4)
 	b = binary.BigEndian.AppendUint32(b, 2)
 	b = binary.BigEndian.AppendUint16(b, r.n)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/chunkrows"
 )
 
 // pgx can return from CopyFrom while its goroutine is still in Read (the
@@ -35,7 +36,7 @@ func TestCopyReaderCloseWaitsForRead(t *testing.T) {
 			}
 		}
 	}
-	r := newCopyReader(store.NewChunkRows(t.Context(), store.ChunkWrite{Chunk: c, Solutions: blocking}), c.N)
+	r := newCopyReader(chunkrows.New(t.Context(), store.ChunkWrite{Chunk: c, Solutions: blocking}), c.N)
 
 	readErr := make(chan error, 1)
 	go func() { // as pgx does, with a small buffer so that the chunk takes many Reads

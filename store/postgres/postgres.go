@@ -46,12 +46,24 @@ const DefaultMaxConns = 20
 // own time budget instead of waiting for the kernel to give up.
 const DefaultConnectTimeout = 3 * time.Second
 
-// Store is the Postgres store.Store.
+// Store is the Postgres store.Store: its methods check their arguments
+// (store.Checked), then run the queries.
 type Store struct {
+	checkedStore
+	q *queries
+}
+
+// checkedStore is store.Store under a name of the package's own, so that
+// the field Store embeds it in stays unexported.
+type checkedStore = store.Store
+
+// queries is the store without the argument checks: each method starts at
+// its SQL.
+type queries struct {
 	pool *pgxpool.Pool
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.Store = (*queries)(nil)
 
 // Open connects, checks that the server answers (EUNAVAILABLE when it does
 // not) and applies the migrations unless told not to.
@@ -83,7 +95,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 			return nil, translate(err) // the server may have gone since the ping
 		}
 	}
-	return &Store{pool: pool}, nil
+	q := &queries{pool: pool}
+	return &Store{checkedStore: store.Checked(q), q: q}, nil
 }
 
 func migrateUp(cc *pgx.ConnConfig) error {
@@ -123,15 +136,15 @@ func newMigrator(cc *pgx.ConnConfig) (*migrations.Migrator, error) {
 
 // Pool is the store's connection pool, for the job system (River) to
 // share: its jobs are completed in the store's own transactions.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+func (s *Store) Pool() *pgxpool.Pool { return s.q.pool }
 
 // Ping checks that the server answers.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *queries) Ping(ctx context.Context) error {
 	return translate(s.pool.Ping(ctx))
 }
 
 // Close closes the pool.
-func (s *Store) Close() error {
+func (s *queries) Close() error {
 	s.pool.Close()
 	return nil
 }

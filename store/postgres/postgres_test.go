@@ -15,20 +15,12 @@ import (
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
-func open(tb testing.TB, u string, skipMigrations bool) *postgres.Store {
-	tb.Helper()
-	s, err := postgres.Open(tb.Context(), postgres.Config{URL: u, SkipMigrations: skipMigrations})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
-
 func newTestDatabase(t *testing.T) storetest.Database {
 	u, _ := pgtest.Schema(t)
 	return storetest.Database{
-		Open: func(t *testing.T, skipMigrations bool) store.Store { return open(t, u, skipMigrations) },
+		Open: func(t *testing.T, skipMigrations bool) store.Store {
+			return pgtest.Open(t, postgres.Config{URL: u, SkipMigrations: skipMigrations})
+		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
 			m, err := postgres.NewMigrator(u)
 			if err != nil {
@@ -38,7 +30,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 			return m
 		},
 		MarkDirty: func(t *testing.T) {
-			if _, err := open(t, u, true).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
+			if _, err := pgtest.Open(t, postgres.Config{URL: u, SkipMigrations: true}).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -53,8 +45,7 @@ func TestConformance(t *testing.T) {
 // chunk's own writes: it sees the chunk done before the commit.
 func TestWriteChunkInTx(t *testing.T) {
 	t.Parallel()
-	u, _ := pgtest.Schema(t)
-	s := open(t, u, false)
+	s := pgtest.Open(t, postgres.Config{})
 	ctx := t.Context()
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)

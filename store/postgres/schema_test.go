@@ -12,6 +12,7 @@ import (
 
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -21,7 +22,7 @@ import (
 func loadedSchema(t *testing.T) (conn *pgx.Conn, schema string) {
 	t.Helper()
 	u, schema := pgtest.Schema(t)
-	storetest.LoadRange(t.Context(), t, open(t, u, false), 1, 8)
+	storetest.LoadRange(t.Context(), t, pgtest.Open(t, postgres.Config{URL: u}), 1, 8)
 	conn, err := pgx.Connect(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)

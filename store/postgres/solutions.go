@@ -3,15 +3,18 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/columns"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 // The page queries, by direction and by all or unique. The cursor is never
-// empty here (see store.PageRequest.CursorKey), so each is one index range
+// empty here (see columns.CursorKey), so each is one index range
 // scan: the primary key for all solutions, the partial index for unique.
 var pageQueries = [2][2]string{
 	store.Forward: {
@@ -29,15 +32,12 @@ var pageQueries = [2][2]string{
 }
 
 // Page returns one page of solutions; see store.Store.
-func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
-	if err := store.CheckPage(req); err != nil {
-		return nil, err
-	}
+func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
 	unique := 0
 	if req.Unique {
 		unique = 1
 	}
-	rows, err := s.pool.Query(ctx, pageQueries[req.Direction][unique], req.N, req.CursorKey(), req.Limit)
+	rows, err := s.pool.Query(ctx, pageQueries[req.Direction][unique], req.N, columns.CursorKey(req), req.Limit)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -55,7 +55,7 @@ func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Soluti
 		}
 	}
 	if req.Direction == store.Backward {
-		store.Reverse(page)
+		slices.Reverse(page)
 	}
 	return page, nil
 }
@@ -77,22 +77,16 @@ func storedBoard(ctx context.Context, q querier, n int, mustBeDone bool) (store.
 	if err != nil {
 		return b, err
 	}
-	return b, store.CheckStored(b, mustBeDone)
+	return b, lifecycle.CheckStored(b, mustBeDone)
 }
 
 // SolutionAt returns solution #rank of N; see store.Store.
-func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Solution{}, err
-	}
-	if err := store.CheckRank(rank); err != nil {
-		return store.Solution{}, err
-	}
+func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	b, err := storedBoard(ctx, s.pool, n, true)
 	if err != nil {
 		return store.Solution{}, err
 	}
-	if err := store.CheckRankInRange(b, rank, unique); err != nil {
+	if err := lifecycle.CheckRankInRange(b, rank, unique); err != nil {
 		return store.Solution{}, err
 	}
 	// The last chunk with fewer solutions before it than rank holds
@@ -123,13 +117,7 @@ func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool)
 }
 
 // Rank returns the 1-based position of p; see store.Store.
-func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
-	if err := store.CheckN(n); err != nil {
-		return 0, err
-	}
-	if err := store.CheckPlacement(n, p, "placement"); err != nil {
-		return 0, err
-	}
+func (s *queries) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
 	b, err := storedBoard(ctx, s.pool, n, true)
 	if err != nil {
 		return 0, err
@@ -155,7 +143,7 @@ func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool
 	} else if err != nil {
 		return 0, translate(err)
 	}
-	if err := store.CheckRanked(n, p, canonical, unique); err != nil {
+	if err := lifecycle.CheckRanked(n, p, canonical, unique); err != nil {
 		return 0, err
 	}
 	return uint64(before+within) + 1, nil

@@ -14,7 +14,7 @@ import (
 // checks ask it often, and a migrator writes when it starts.
 func (s *Store) SchemaVersion(ctx context.Context) (version uint, dirty bool, err error) {
 	var v int64
-	err = s.pool.QueryRow(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
+	err = s.q.pool.QueryRow(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.Is(err, pgx.ErrNoRows), errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table

@@ -8,17 +8,14 @@ import (
 )
 
 // SeeWorker records a worker's heartbeat; see store.Store.
-func (s *Store) SeeWorker(ctx context.Context, id string) error {
-	if err := store.CheckWorkerID(id); err != nil {
-		return err
-	}
+func (s *queries) SeeWorker(ctx context.Context, id string) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO workers (id) VALUES ($1)
 		ON CONFLICT (id) DO UPDATE SET seen_at = now()`, id)
 	return translate(err)
 }
 
 // Workers returns the workers on record; see store.Store.
-func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
+func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, started_at, extract(epoch FROM now() - seen_at)::float8
 		FROM workers ORDER BY id`)
 	if err != nil {
@@ -39,10 +36,7 @@ func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
 }
 
 // ForgetWorker deletes a worker's record; see store.Store.
-func (s *Store) ForgetWorker(ctx context.Context, id string) error {
-	if err := store.CheckWorkerID(id); err != nil {
-		return err
-	}
+func (s *queries) ForgetWorker(ctx context.Context, id string) error {
 	_, err := s.pool.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
 	return translate(err)
 }

@@ -7,6 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/chunkrows"
+	"github.com/nqueens/nqueens/store/internal/columns"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 // WriteChunk stores one computed chunk; see store.Store.
@@ -15,12 +18,9 @@ import (
 // chunk take turns and the second finds it done and writes nothing: that
 // check is the whole of the idempotence, and lets the solutions go
 // straight into their table by COPY (no staging table, no ON CONFLICT).
-func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
-	if err := store.CheckChunkWrite(w); err != nil {
-		return false, err
-	}
+func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
 	n := w.N()
-	keyColumn, key := w.Key()
+	keyColumn, key := columns.WriteKey(w)
 	// A chunk's commit need not wait for its WAL to reach the disk: a crash
 	// can lose only whole chunks committed in the last moments, together
 	// with their jobs' completions (inTx, same transaction), so they are
@@ -38,7 +38,7 @@ func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.T
 			WHERE c.n = $1 AND c.`+keyColumn+` = $2
 			FOR UPDATE OF c`, n, key).Scan(&idx, &done, &stores, &state)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.ChunkNotFound(w)
+			return lifecycle.ChunkNotFound(w)
 		}
 		if err != nil {
 			return err
@@ -60,13 +60,13 @@ func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.T
 
 // writeChunk writes a chunk that is not done yet, inside tx.
 func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc) (lastChunk bool, err error) {
-	if err := store.CheckChunkTarget(w, state, stores); err != nil {
+	if err := lifecycle.CheckChunkTarget(w, state, stores); err != nil {
 		return false, err
 	}
 	n := w.N()
 	counts := w.Counts
 	if w.Solutions != nil {
-		rows := store.NewChunkRows(ctx, w)
+		rows := chunkrows.New(ctx, w)
 		if stores {
 			r := newCopyReader(rows, n)
 			_, err = tx.Conn().PgConn().CopyFrom(ctx, r, copySolutions)
@@ -89,7 +89,7 @@ func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, sto
 	if _, err := tx.Exec(ctx, `UPDATE chunks
 		SET total_solutions = $3, unique_solutions = $4,
 		    orbit1_classes = $5, orbit2_classes = $6, orbit4_classes = $7, orbit8_classes = $8, done_at = now()
-		WHERE n = $1 AND idx = $2`, append([]any{n, idx}, store.CountArgs(counts)...)...); err != nil {
+		WHERE n = $1 AND idx = $2`, append([]any{n, idx}, columns.CountArgs(counts)...)...); err != nil {
 		return false, err
 	}
 	if inTx != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -53,10 +54,7 @@ func analystFile(t *testing.T) (path string, bound time.Duration) {
 func smallServiceFile(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	st, err := sqlite.Open(t.Context(), sqlite.Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.Open(t, sqlite.Config{Path: path})
 	defer st.Close()
 	if err := precompute.MigrateUp(t.Context(), riversqlite.New(st.Writer())); err != nil {
 		t.Fatal(err)

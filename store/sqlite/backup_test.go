@@ -11,6 +11,8 @@ import (
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -27,7 +29,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "nqueens.db")
-	s := open(t, path, false)
+	s := sqlitetest.Open(t, sqlite.Config{Path: path})
 	const n, depth, before = 10, 2, 20
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
 		t.Fatal(err)
@@ -70,7 +72,7 @@ func TestBackupWhileWriting(t *testing.T) {
 
 	for copyPath, finished := range copies {
 		var integrity string
-		cp := open(t, copyPath, false)
+		cp := sqlitetest.Open(t, sqlite.Config{Path: copyPath})
 		if err := cp.Writer().QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
 			t.Errorf("%s: integrity_check %q, %v", copyPath, integrity, err)
 		}

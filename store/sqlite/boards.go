@@ -8,6 +8,8 @@ import (
 
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/columns"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 // boardColumns is the column list scanBoard reads.
@@ -23,7 +25,7 @@ func scanBoard(row scanner) (store.Board, error) {
 	var (
 		b                          store.Board
 		state                      string
-		counts                     store.CountColumns
+		counts                     columns.Counts
 		solutionsDone              int64
 		started, finished, updated sql.NullString
 		duration                   sql.NullFloat64
@@ -62,15 +64,12 @@ func board(ctx context.Context, q querier, n int) (store.Board, error) {
 }
 
 // Board returns the row of N.
-func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, err
-	}
+func (s *queries) Board(ctx context.Context, n int) (store.Board, error) {
 	return board(ctx, s.reader, n)
 }
 
 // Boards returns every board row by ascending N.
-func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
+func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
 	if err != nil {
 		return nil, translate(err)
@@ -88,10 +87,7 @@ func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
-func (s *Store) RequestBoard(ctx context.Context, n int) (b store.Board, created bool, err error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, false, err
-	}
+func (s *queries) RequestBoard(ctx context.Context, n int) (b store.Board, created bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO boards (n, updated_at) VALUES (?, ?) ON CONFLICT (n) DO NOTHING`, n, now())
 		if err != nil {
@@ -109,10 +105,7 @@ func (s *Store) RequestBoard(ctx context.Context, n int) (b store.Board, created
 }
 
 // PlanBoard claims a board for computing; see store.Store.
-func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
-	if err := store.CheckPlan(plan); err != nil {
-		return store.Board{}, false, err
-	}
+func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO boards (n, updated_at) VALUES (?, ?) ON CONFLICT (n) DO NOTHING`, plan.N, t); err != nil {
@@ -121,12 +114,12 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 		if b, err = board(ctx, tx, plan.N); err != nil {
 			return err
 		}
-		step, err := store.DecidePlan(b, plan)
+		step, err := lifecycle.DecidePlan(b, plan)
 		var todo []store.ChunkRecord
 		switch {
-		case err != nil || step == store.KeepBoard:
+		case err != nil || step == lifecycle.KeepBoard:
 			return err
-		case step == store.ResumeBoard:
+		case step == lifecycle.ResumeBoard:
 			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
 				SET state = 'running', last_error = NULL, solver_version = ?, updated_at = ?
 				WHERE n = ? RETURNING `+boardColumns, plan.SolverVersion, t, plan.N))
@@ -137,14 +130,14 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 				return err
 			}
 		default:
-			if todo, err = store.PlannedChunks(plan); err != nil {
+			if todo, err = lifecycle.PlannedChunks(plan); err != nil {
 				return err
 			}
 			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
 				SET state = 'running', stores_solutions = ?, chunk_depth = ?, chunk_kind = ?, chunks_total = ?,
 				    solver_version = ?, started_at = ?, updated_at = ?
 				WHERE n = ? RETURNING `+boardColumns,
-				plan.StoresSolutions, plan.ChunkDepth, plan.ChunkKind(), len(todo), plan.SolverVersion, t, t, plan.N))
+				plan.StoresSolutions, plan.ChunkDepth, columns.ChunkKind(plan), len(todo), plan.SolverVersion, t, t, plan.N))
 			if err != nil {
 				return err
 			}
@@ -172,7 +165,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) err
 	}
 	defer insert.Close()
 	for _, c := range todo {
-		prefix, task := c.KeyColumns()
+		prefix, task := columns.ChunkKey(c)
 		if _, err := insert.ExecContext(ctx, c.N, c.Index, prefix, task); err != nil {
 			return err
 		}
@@ -181,10 +174,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) err
 }
 
 // TouchBoard sets a running board's updated_at; see store.Store.
-func (s *Store) TouchBoard(ctx context.Context, n int) error {
-	if err := store.CheckN(n); err != nil {
-		return err
-	}
+func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	res, err := s.writer.ExecContext(ctx, `UPDATE boards SET updated_at = ? WHERE n = ? AND state = 'running'`, now(), n)
 	if err != nil {
 		return translate(err)
@@ -200,10 +190,7 @@ func (s *Store) TouchBoard(ctx context.Context, n int) error {
 }
 
 // Chunks returns the chunk rows of N in order.
-func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
-	if err := store.CheckN(n); err != nil {
-		return nil, err
-	}
+func (s *queries) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
 	out, err := chunks(ctx, s.reader, n, "")
 	if err != nil {
 		return nil, translate(err)
@@ -237,7 +224,7 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 	for rows.Next() {
 		c := store.ChunkRecord{N: n}
 		var prefix, task []byte
-		var counts store.CountColumns
+		var counts columns.Counts
 		var doneAt sql.NullString
 		dest := append([]any{&c.Index, &prefix, &task}, counts.Dest()...)
 		if err := rows.Scan(append(dest, &doneAt)...); err != nil {
@@ -247,7 +234,7 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 		if c.DoneAt, err = parseTime(doneAt); err != nil {
 			return nil, err
 		}
-		if err := c.SetKey(prefix, task); err != nil {
+		if err := columns.SetChunkKey(&c, prefix, task); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -256,10 +243,7 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 }
 
 // FinishBoard marks a board done with counts summed from its chunks.
-func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, err
-	}
+func (s *queries) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 	var b store.Board
 	var inconsistent error
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -267,11 +251,11 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 		if b, err = board(ctx, tx, n); err != nil {
 			return err
 		}
-		if err := store.CheckFinish(b); err != nil || b.State == store.Done {
+		if err := lifecycle.CheckFinish(b); err != nil || b.State == store.Done {
 			return err
 		}
 		var doneChunks int
-		var counts store.CountColumns
+		var counts columns.Counts
 		err = tx.QueryRowContext(ctx, `SELECT count(done_at),
 			sum(total_solutions), sum(unique_solutions),
 			sum(orbit1_classes), sum(orbit2_classes), sum(orbit4_classes), sum(orbit8_classes)
@@ -281,7 +265,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 		}
 		t := now()
 		var total solver.Counts
-		if total, inconsistent = store.CheckSums(b, doneChunks, counts.Counts()); inconsistent != nil {
+		if total, inconsistent = lifecycle.CheckSums(b, doneChunks, counts.Counts()); inconsistent != nil {
 			b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards SET state = 'failed', last_error = ?, updated_at = ?
 				WHERE n = ? RETURNING `+boardColumns, inconsistent.Error(), t, n))
 			return err
@@ -301,7 +285,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 		if err != nil {
 			return err
 		}
-		args := append(store.CountArgs(total), t, finished.Sub(b.StartedAt).Seconds(), t, n)
+		args := append(columns.CountArgs(total), t, finished.Sub(b.StartedAt).Seconds(), t, n)
 		b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards
 			SET state = 'done', total_solutions = ?, unique_solutions = ?,
 			    orbit1_classes = ?, orbit2_classes = ?, orbit4_classes = ?, orbit8_classes = ?,
@@ -319,13 +303,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 }
 
 // FailBoard marks a board failed.
-func (s *Store) FailBoard(ctx context.Context, n int, reason string) (b store.Board, err error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Board{}, err
-	}
-	if err := store.CheckReason(reason); err != nil {
-		return store.Board{}, err
-	}
+func (s *queries) FailBoard(ctx context.Context, n int, reason string) (b store.Board, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if b, err = board(ctx, tx, n); err != nil {
 			return err

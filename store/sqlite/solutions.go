@@ -4,13 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/columns"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 // The page queries, by direction and by all or unique. The cursor is never
-// empty here (see store.PageRequest.CursorKey), so each is one range scan
+// empty here (see columns.CursorKey), so each is one range scan
 // of the primary key, or of the partial index on canonical solutions.
 var pageQueries = [2][2]string{
 	store.Forward: {
@@ -28,15 +31,12 @@ var pageQueries = [2][2]string{
 }
 
 // Page returns one page of solutions; see store.Store.
-func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
-	if err := store.CheckPage(req); err != nil {
-		return nil, err
-	}
+func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
 	unique := 0
 	if req.Unique {
 		unique = 1
 	}
-	rows, err := s.reader.QueryContext(ctx, pageQueries[req.Direction][unique], req.N, req.CursorKey(), req.Limit)
+	rows, err := s.reader.QueryContext(ctx, pageQueries[req.Direction][unique], req.N, columns.CursorKey(req), req.Limit)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -60,7 +60,7 @@ func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Soluti
 		}
 	}
 	if req.Direction == store.Backward {
-		store.Reverse(page)
+		slices.Reverse(page)
 	}
 	return page, nil
 }
@@ -82,22 +82,16 @@ func storedBoard(ctx context.Context, q querier, n int, mustBeDone bool) (store.
 	if err != nil {
 		return b, err
 	}
-	return b, store.CheckStored(b, mustBeDone)
+	return b, lifecycle.CheckStored(b, mustBeDone)
 }
 
 // SolutionAt returns solution #rank of N; see store.Store.
-func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
-	if err := store.CheckN(n); err != nil {
-		return store.Solution{}, err
-	}
-	if err := store.CheckRank(rank); err != nil {
-		return store.Solution{}, err
-	}
+func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	b, err := storedBoard(ctx, s.reader, n, true)
 	if err != nil {
 		return store.Solution{}, err
 	}
-	if err := store.CheckRankInRange(b, rank, unique); err != nil {
+	if err := lifecycle.CheckRankInRange(b, rank, unique); err != nil {
 		return store.Solution{}, err
 	}
 	// The last chunk with fewer solutions before it than rank holds
@@ -130,13 +124,7 @@ func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool)
 }
 
 // Rank returns the 1-based position of p; see store.Store.
-func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
-	if err := store.CheckN(n); err != nil {
-		return 0, err
-	}
-	if err := store.CheckPlacement(n, p, "placement"); err != nil {
-		return 0, err
-	}
+func (s *queries) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
 	b, err := storedBoard(ctx, s.reader, n, true)
 	if err != nil {
 		return 0, err
@@ -166,7 +154,7 @@ func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool
 	if err == nil && canonical.Valid {
 		stored = &canonical.Bool
 	}
-	if err := store.CheckRanked(n, p, stored, unique); err != nil {
+	if err := lifecycle.CheckRanked(n, p, stored, unique); err != nil {
 		return 0, err
 	}
 	return uint64(before+within) + 1, nil

@@ -36,13 +36,25 @@ type Config struct {
 	ReadConns int
 }
 
-// Store is the SQLite store.Store.
+// Store is the SQLite store.Store: its methods check their arguments
+// (store.Checked), then run the queries.
 type Store struct {
+	checkedStore
+	q *queries
+}
+
+// checkedStore is store.Store under a name of the package's own, so that
+// the field Store embeds it in stays unexported.
+type checkedStore = store.Store
+
+// queries is the store without the argument checks: each method starts at
+// its SQL.
+type queries struct {
 	writer *sql.DB // one connection: all writes, one at a time
 	reader *sql.DB // read-only connections for everything else
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.Store = (*queries)(nil)
 
 // Open opens (creating if needed) the database file and applies the
 // migrations unless told not to.
@@ -74,7 +86,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		writer.Close()
 		return nil, err
 	}
-	return &Store{writer: writer, reader: reader}, nil
+	q := &queries{writer: writer, reader: reader}
+	return &Store{checkedStore: store.Checked(q), q: q}, nil
 }
 
 // dsn is the modernc data source name of the file. Writers set WAL mode
@@ -138,21 +151,21 @@ func newMigrator(path string, busy time.Duration) (*migrations.Migrator, error) 
 // Writer is the store's one write connection, for the job system (River)
 // to share: SQLite takes one writer at a time, and jobs are completed in
 // the store's own transactions.
-func (s *Store) Writer() *sql.DB { return s.writer }
+func (s *Store) Writer() *sql.DB { return s.q.writer }
 
 // Ping checks that the file can be read.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *queries) Ping(ctx context.Context) error {
 	return translate(s.reader.PingContext(ctx))
 }
 
 // Close closes both pools.
-func (s *Store) Close() error {
+func (s *queries) Close() error {
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
 // inTx runs f in a write transaction, committing when it returns nil.
 // Errors are translated.
-func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+func (s *queries) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err)

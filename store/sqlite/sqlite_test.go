@@ -12,24 +12,17 @@ import (
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
-
-func open(tb testing.TB, path string, skipMigrations bool) *sqlite.Store {
-	tb.Helper()
-	s, err := sqlite.Open(tb.Context(), sqlite.Config{Path: path, SkipMigrations: skipMigrations})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
-}
 
 // newTestDatabase is a file of the test's own, in its temporary directory.
 func newTestDatabase(t *testing.T) storetest.Database {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
 	return storetest.Database{
-		Open: func(t *testing.T, skipMigrations bool) store.Store { return open(t, path, skipMigrations) },
+		Open: func(t *testing.T, skipMigrations bool) store.Store {
+			return sqlitetest.Open(t, sqlite.Config{Path: path, SkipMigrations: skipMigrations})
+		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
 			m, err := sqlite.NewMigrator(path)
 			if err != nil {
@@ -59,7 +52,7 @@ func TestConformance(t *testing.T) {
 // writes: it sees the chunk done before the commit.
 func TestWriteChunkInTx(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "nqueens.db"), false)
+	s := sqlitetest.Open(t, sqlite.Config{})
 	ctx := t.Context()
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // and a migrator takes the write connection when it starts.
 func (s *Store) SchemaVersion(ctx context.Context) (version uint, dirty bool, err error) {
 	var v int64
-	err = s.reader.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
+	err = s.q.reader.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
 	switch {
 	case errors.Is(err, sql.ErrNoRows), err != nil && strings.Contains(err.Error(), "no such table"):
 		return 0, false, nil

@@ -9,10 +9,7 @@ import (
 )
 
 // SeeWorker records a worker's heartbeat; see store.Store.
-func (s *Store) SeeWorker(ctx context.Context, id string) error {
-	if err := store.CheckWorkerID(id); err != nil {
-		return err
-	}
+func (s *queries) SeeWorker(ctx context.Context, id string) error {
 	t := now()
 	_, err := s.writer.ExecContext(ctx, `INSERT INTO workers (id, started_at, seen_at) VALUES (?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`, id, t, t)
@@ -22,7 +19,7 @@ func (s *Store) SeeWorker(ctx context.Context, id string) error {
 // Workers returns the workers on record; see store.Store. The processes
 // that share a SQLite file share the machine's clock, which wrote the
 // times read here.
-func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
+func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, started_at, seen_at FROM workers ORDER BY id`)
 	if err != nil {
 		return nil, translate(err)
@@ -49,10 +46,7 @@ func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
 }
 
 // ForgetWorker deletes a worker's record; see store.Store.
-func (s *Store) ForgetWorker(ctx context.Context, id string) error {
-	if err := store.CheckWorkerID(id); err != nil {
-		return err
-	}
+func (s *queries) ForgetWorker(ctx context.Context, id string) error {
 	_, err := s.writer.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, id)
 	return translate(err)
 }

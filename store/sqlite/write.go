@@ -6,6 +6,9 @@ import (
 	"errors"
 
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/chunkrows"
+	"github.com/nqueens/nqueens/store/internal/columns"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 // WriteChunk stores one computed chunk; see store.Store.
@@ -14,12 +17,9 @@ import (
 // at BEGIN), so the chunk row read first cannot change under us: a chunk
 // already done is the whole of the idempotence, and the solutions go
 // straight into their table.
-func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
-	if err := store.CheckChunkWrite(w); err != nil {
-		return false, err
-	}
+func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
 	n := w.N()
-	keyColumn, key := w.Key()
+	keyColumn, key := columns.WriteKey(w)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var idx int
 		var done, stores bool
@@ -28,7 +28,7 @@ func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.T
 			FROM chunks AS c JOIN boards AS b ON b.n = c.n
 			WHERE c.n = ? AND c.`+keyColumn+` = ?`, n, key).Scan(&idx, &done, &stores, &state)
 		if errors.Is(err, sql.ErrNoRows) {
-			return store.ChunkNotFound(w)
+			return lifecycle.ChunkNotFound(w)
 		}
 		if err != nil {
 			return err
@@ -51,13 +51,13 @@ func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.T
 // writeChunk writes a chunk that is not done yet, inside tx, with one
 // prepared INSERT per solution.
 func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc) (lastChunk bool, err error) {
-	if err := store.CheckChunkTarget(w, state, stores); err != nil {
+	if err := lifecycle.CheckChunkTarget(w, state, stores); err != nil {
 		return false, err
 	}
 	n := w.N()
 	counts := w.Counts
 	if w.Solutions != nil {
-		rows := store.NewChunkRows(ctx, w)
+		rows := chunkrows.New(ctx, w)
 		defer rows.Close()
 		var insert *sql.Stmt
 		if stores {
@@ -83,7 +83,7 @@ func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, st
 	if _, err := tx.ExecContext(ctx, `UPDATE chunks
 		SET total_solutions = ?, unique_solutions = ?,
 		    orbit1_classes = ?, orbit2_classes = ?, orbit4_classes = ?, orbit8_classes = ?, done_at = ?
-		WHERE n = ? AND idx = ?`, append(store.CountArgs(counts), now(), n, idx)...); err != nil {
+		WHERE n = ? AND idx = ?`, append(columns.CountArgs(counts), now(), n, idx)...); err != nil {
 		return false, err
 	}
 	if inTx != nil {

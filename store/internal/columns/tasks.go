@@ -1,9 +1,10 @@
-package store
+package columns
 
 import (
 	"fmt"
 
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // TasksKey is how a chunk row holds its tasks (column chunks.task): each
@@ -40,45 +41,18 @@ func TasksFromKey(n int, key []byte) ([]solver.Task, error) {
 	return out, nil
 }
 
-// PlannedChunks are the chunk rows a plan makes, in chunk order, not done:
-// the prefixes of solver.Chunks, or the tasks of solver.Tasks in groups of
-// plan.TasksPerChunk (the last group may be smaller).
-func PlannedChunks(plan BoardPlan) ([]ChunkRecord, error) {
-	if plan.Tasks {
-		tasks, err := solver.Tasks(plan.N)
-		if err != nil {
-			return nil, Errorf(EINVALID, "%v", err)
-		}
-		size := max(plan.TasksPerChunk, 1)
-		var out []ChunkRecord
-		for i := 0; i < len(tasks); i += size {
-			out = append(out, ChunkRecord{N: plan.N, Index: len(out), Tasks: tasks[i:min(i+size, len(tasks))]})
-		}
-		return out, nil
-	}
-	chunks, err := solver.Chunks(plan.N, plan.ChunkDepth)
-	if err != nil {
-		return nil, Errorf(EINVALID, "%v", err)
-	}
-	out := make([]ChunkRecord, len(chunks))
-	for i, c := range chunks {
-		out[i] = ChunkRecord{N: plan.N, Index: i, Prefix: c.Prefix}
-	}
-	return out, nil
-}
-
-// KeyColumns returns the values of a chunk row's prefix and task columns:
+// ChunkKey returns the values of a chunk row's prefix and task columns:
 // one of them nil (SQL NULL).
-func (c ChunkRecord) KeyColumns() (prefix, tasks []byte) {
+func ChunkKey(c store.ChunkRecord) (prefix, tasks []byte) {
 	if len(c.Tasks) > 0 {
 		return nil, TasksKey(c.Tasks)
 	}
 	return c.Prefix.Bytes(), nil
 }
 
-// SetKey fills the chunk's Prefix or Tasks from its row's columns; tasks
-// is nil for a prefix chunk.
-func (c *ChunkRecord) SetKey(prefix, tasks []byte) error {
+// SetChunkKey fills the chunk's Prefix or Tasks from its row's columns;
+// tasks is nil for a prefix chunk.
+func SetChunkKey(c *store.ChunkRecord, prefix, tasks []byte) error {
 	if tasks == nil {
 		c.Prefix, c.Tasks = solver.FromBytes(prefix), nil
 		return nil
@@ -89,4 +63,13 @@ func (c *ChunkRecord) SetKey(prefix, tasks []byte) error {
 	}
 	c.Prefix, c.Tasks = nil, ts
 	return nil
+}
+
+// WriteKey names a chunk write's row among its board's: the column that
+// holds it, "prefix" or "task", and the value there.
+func WriteKey(w store.ChunkWrite) (column string, value []byte) {
+	if len(w.Tasks) > 0 {
+		return "task", TasksKey(w.Tasks)
+	}
+	return "prefix", w.Chunk.Prefix.Bytes()
 }

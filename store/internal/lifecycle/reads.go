@@ -1,0 +1,46 @@
+package lifecycle
+
+import (
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// CheckStored says whether the solutions of board b can be read: it must
+// store them and, when mustBeDone (ranks need the prefix sums written at
+// the finish), be done. ENOTFOUND otherwise: the caller answers from the
+// solver instead.
+func CheckStored(b store.Board, mustBeDone bool) error {
+	switch {
+	case !b.StoresSolutions && b.State != store.Pending:
+		return store.Errorf(store.ENOTFOUND, "N=%d keeps counts only; its solutions are not stored", b.N)
+	case mustBeDone && b.State != store.Done:
+		return store.Errorf(store.ENOTFOUND, "the solutions of N=%d are not stored yet (the board is %s)", b.N, b.State)
+	case b.State == store.Pending:
+		return store.Errorf(store.ENOTFOUND, "the solutions of N=%d are not stored yet (the board is pending)", b.N)
+	}
+	return nil
+}
+
+// CheckRankInRange checks that done board b has a solution #rank.
+func CheckRankInRange(b store.Board, rank uint64, unique bool) error {
+	total, what := b.Counts.Total, "solutions"
+	if unique {
+		total, what = b.Counts.Unique, "unique solutions"
+	}
+	if rank > total {
+		return store.Errorf(store.ENOTFOUND, "N=%d has %d %s; there is no #%d", b.N, total, what, rank)
+	}
+	return nil
+}
+
+// CheckRanked checks the lookup of placement p behind a rank: canonical is
+// the stored row's flag, nil when p is not a stored solution.
+func CheckRanked(n int, p solver.Placement, canonical *bool, unique bool) error {
+	switch {
+	case canonical == nil:
+		return store.Errorf(store.ENOTFOUND, "%v is not a solution of N=%d", p, n)
+	case unique && !*canonical:
+		return store.Errorf(store.ENOTFOUND, "%v is not the canonical solution of its class (it is %v)", p, solver.Canonical(p))
+	}
+	return nil
+}
