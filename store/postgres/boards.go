@@ -55,7 +55,8 @@ func scanBoard(row pgx.Row) (store.Board, error) {
 }
 
 // Board returns the row of N.
-func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
+func (s *Store) Board(ctx context.Context, n int) (_ store.Board, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, err
 	}
@@ -74,21 +75,23 @@ func board(ctx context.Context, q querier, n int, lock string) (store.Board, err
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
 	}
-	return b, translate(err)
+	return b, err
 }
 
 // Boards returns every board row by ascending N.
-func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
+func (s *Store) Boards(ctx context.Context) (_ []store.Board, err error) {
+	defer s.classify(&err)
 	rows, err := s.pool.Query(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Board, error) { return scanBoard(r) })
-	return out, translate(err)
+	return out, err
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
-func (s *Store) RequestBoard(ctx context.Context, n int) (store.Board, bool, error) {
+func (s *Store) RequestBoard(ctx context.Context, n int) (_ store.Board, _ bool, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, false, err
 	}
@@ -98,11 +101,12 @@ func (s *Store) RequestBoard(ctx context.Context, n int) (store.Board, bool, err
 		b, err = board(ctx, s.pool, n, "")
 		return b, false, err
 	}
-	return b, err == nil, translate(err)
+	return b, err == nil, err
 }
 
 // PlanBoard claims a board for computing; see store.Store.
 func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
+	defer s.classify(&err)
 	if err := store.CheckPlan(plan); err != nil {
 		return store.Board{}, false, err
 	}
@@ -164,13 +168,14 @@ func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim sto
 }
 
 // TouchBoard sets a running board's updated_at; see store.Store.
-func (s *Store) TouchBoard(ctx context.Context, n int) error {
+func (s *Store) TouchBoard(ctx context.Context, n int) (err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE boards SET updated_at = now() WHERE n = $1 AND state = 'running'`, n)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	if tag.RowsAffected() == 0 {
 		_, err = board(ctx, s.pool, n, "")
@@ -180,13 +185,14 @@ func (s *Store) TouchBoard(ctx context.Context, n int) error {
 }
 
 // Chunks returns the chunk rows of N in order.
-func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
+func (s *Store) Chunks(ctx context.Context, n int) (_ []store.ChunkRecord, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return nil, err
 	}
 	out, err := chunks(ctx, s.pool, n, "")
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(out) == 0 {
 		// A pending board has no chunks yet; an unknown one is not found.
@@ -230,13 +236,14 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 }
 
 // FinishBoard marks a board done with counts summed from its chunks.
-func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
+func (s *Store) FinishBoard(ctx context.Context, n int) (_ store.Board, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, err
 	}
 	var b store.Board
 	var inconsistent error
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		if b, err = board(ctx, tx, n, "FOR UPDATE"); err != nil {
 			return err
@@ -289,7 +296,8 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 }
 
 // FailBoard marks a board failed.
-func (s *Store) FailBoard(ctx context.Context, n int, reason string) (store.Board, error) {
+func (s *Store) FailBoard(ctx context.Context, n int, reason string) (_ store.Board, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, err
 	}
@@ -305,11 +313,10 @@ func (s *Store) FailBoard(ctx context.Context, n int, reason string) (store.Boar
 		}
 		return store.Board{}, store.Errorf(store.ECONFLICT, "N=%d is done; a done board cannot fail", n)
 	}
-	return b, translate(err)
+	return b, err
 }
 
-// inTx runs f in a transaction, committing when it returns nil. Errors are
-// translated.
+// inTx runs f in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
 	return s.inTxWith(ctx, pgx.TxOptions{}, f)
 }
@@ -318,7 +325,7 @@ func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
 func (s *Store) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pgx.Tx) error) error {
 	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	// A rollback after a commit does nothing; after a cancel it must still
 	// reach the server (or close the connection, which also rolls back).
@@ -329,7 +336,7 @@ func (s *Store) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pgx.
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = errors.Join(ctxErr, err)
 		}
-		return translate(err)
+		return err
 	}
-	return translate(tx.Commit(ctx))
+	return tx.Commit(ctx)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -48,7 +49,8 @@ const DefaultConnectTimeout = 3 * time.Second
 
 // Store is the Postgres store.Store.
 type Store struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	closed atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -126,12 +128,14 @@ func newMigrator(cc *pgx.ConnConfig) (*migrations.Migrator, error) {
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Ping checks that the server answers.
-func (s *Store) Ping(ctx context.Context) error {
-	return translate(s.pool.Ping(ctx))
+func (s *Store) Ping(ctx context.Context) (err error) {
+	defer s.classify(&err)
+	return s.pool.Ping(ctx)
 }
 
 // Close closes the pool.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	s.pool.Close()
 	return nil
 }

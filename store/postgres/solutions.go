@@ -29,7 +29,8 @@ var pageQueries = [2][2]string{
 }
 
 // Page returns one page of solutions; see store.Store.
-func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
+func (s *Store) Page(ctx context.Context, req store.PageRequest) (_ []store.Solution, err error) {
+	defer s.classify(&err)
 	if err := store.CheckPage(req); err != nil {
 		return nil, err
 	}
@@ -39,13 +40,13 @@ func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Soluti
 	}
 	rows, err := s.pool.Query(ctx, pageQueries[req.Direction][unique], req.N, req.CursorKey(), req.Limit)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Solution, error) {
 		return scanSolution(r, req.N)
 	})
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(page) == 0 {
 		// Only an empty page pays for telling "past the end" from "not
@@ -81,7 +82,8 @@ func storedBoard(ctx context.Context, q querier, n int, mustBeDone bool) (store.
 }
 
 // SolutionAt returns solution #rank of N; see store.Store.
-func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
+func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (_ store.Solution, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Solution{}, err
 	}
@@ -116,14 +118,15 @@ func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool)
 		return store.Solution{}, store.Errorf(store.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
 	}
 	if err != nil {
-		return store.Solution{}, translate(err)
+		return store.Solution{}, err
 	}
 	sol.Rank = rank
 	return sol, nil
 }
 
 // Rank returns the 1-based position of p; see store.Store.
-func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
+func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (_ uint64, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return 0, err
 	}
@@ -153,7 +156,7 @@ func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool
 	if errors.Is(err, pgx.ErrNoRows) {
 		canonical = nil // no chunk has p's prefix: its first rows attack each other
 	} else if err != nil {
-		return 0, translate(err)
+		return 0, err
 	}
 	if err := store.CheckRanked(n, p, canonical, unique); err != nil {
 		return 0, err

@@ -8,21 +8,23 @@ import (
 )
 
 // SeeWorker records a worker's heartbeat; see store.Store.
-func (s *Store) SeeWorker(ctx context.Context, id string) error {
+func (s *Store) SeeWorker(ctx context.Context, id string) (err error) {
+	defer s.classify(&err)
 	if err := store.CheckWorkerID(id); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO workers (id) VALUES ($1)
+	_, err = s.pool.Exec(ctx, `INSERT INTO workers (id) VALUES ($1)
 		ON CONFLICT (id) DO UPDATE SET seen_at = now()`, id)
-	return translate(err)
+	return err
 }
 
 // Workers returns the workers on record; see store.Store.
-func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
+func (s *Store) Workers(ctx context.Context) (_ []store.Worker, err error) {
+	defer s.classify(&err)
 	rows, err := s.pool.Query(ctx, `SELECT id, started_at, extract(epoch FROM now() - seen_at)::float8
 		FROM workers ORDER BY id`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Worker
@@ -30,19 +32,20 @@ func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
 		var w store.Worker
 		var unseen float64
 		if err := rows.Scan(&w.ID, &w.StartedAt, &unseen); err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		w.Unseen = time.Duration(unseen * float64(time.Second))
 		out = append(out, w)
 	}
-	return out, translate(rows.Err())
+	return out, rows.Err()
 }
 
 // ForgetWorker deletes a worker's record; see store.Store.
-func (s *Store) ForgetWorker(ctx context.Context, id string) error {
+func (s *Store) ForgetWorker(ctx context.Context, id string) (err error) {
+	defer s.classify(&err)
 	if err := store.CheckWorkerID(id); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
-	return translate(err)
+	_, err = s.pool.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
+	return err
 }

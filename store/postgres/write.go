@@ -16,6 +16,7 @@ import (
 // check is the whole of the idempotence, and lets the solutions go
 // straight into their table by COPY (no staging table, no ON CONFLICT).
 func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
+	defer s.classify(&err)
 	if err := store.CheckChunkWrite(w); err != nil {
 		return false, err
 	}

@@ -58,11 +58,12 @@ func board(ctx context.Context, q querier, n int) (store.Board, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
 	}
-	return b, translate(err)
+	return b, err
 }
 
 // Board returns the row of N.
-func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
+func (s *Store) Board(ctx context.Context, n int) (_ store.Board, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, err
 	}
@@ -70,25 +71,27 @@ func (s *Store) Board(ctx context.Context, n int) (store.Board, error) {
 }
 
 // Boards returns every board row by ascending N.
-func (s *Store) Boards(ctx context.Context) ([]store.Board, error) {
+func (s *Store) Boards(ctx context.Context) (_ []store.Board, err error) {
+	defer s.classify(&err)
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Board
 	for rows.Next() {
 		b, err := scanBoard(rows)
 		if err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		out = append(out, b)
 	}
-	return out, translate(rows.Err())
+	return out, rows.Err()
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
 func (s *Store) RequestBoard(ctx context.Context, n int) (b store.Board, created bool, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, false, err
 	}
@@ -110,6 +113,7 @@ func (s *Store) RequestBoard(ctx context.Context, n int) (b store.Board, created
 
 // PlanBoard claims a board for computing; see store.Store.
 func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
+	defer s.classify(&err)
 	if err := store.CheckPlan(plan); err != nil {
 		return store.Board{}, false, err
 	}
@@ -181,17 +185,18 @@ func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) err
 }
 
 // TouchBoard sets a running board's updated_at; see store.Store.
-func (s *Store) TouchBoard(ctx context.Context, n int) error {
+func (s *Store) TouchBoard(ctx context.Context, n int) (err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return err
 	}
 	res, err := s.writer.ExecContext(ctx, `UPDATE boards SET updated_at = ? WHERE n = ? AND state = 'running'`, now(), n)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	if touched, err := res.RowsAffected(); err != nil || touched == 0 {
 		if err != nil {
-			return translate(err)
+			return err
 		}
 		_, err = board(ctx, s.reader, n)
 		return err
@@ -200,13 +205,14 @@ func (s *Store) TouchBoard(ctx context.Context, n int) error {
 }
 
 // Chunks returns the chunk rows of N in order.
-func (s *Store) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
+func (s *Store) Chunks(ctx context.Context, n int) (_ []store.ChunkRecord, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return nil, err
 	}
 	out, err := chunks(ctx, s.reader, n, "")
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(out) == 0 {
 		// A pending board has no chunks yet; an unknown one is not found.
@@ -256,13 +262,14 @@ func chunks(ctx context.Context, q rowQuerier, n int, filter string) ([]store.Ch
 }
 
 // FinishBoard marks a board done with counts summed from its chunks.
-func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
+func (s *Store) FinishBoard(ctx context.Context, n int) (_ store.Board, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, err
 	}
 	var b store.Board
 	var inconsistent error
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if b, err = board(ctx, tx, n); err != nil {
 			return err
@@ -320,6 +327,7 @@ func (s *Store) FinishBoard(ctx context.Context, n int) (store.Board, error) {
 
 // FailBoard marks a board failed.
 func (s *Store) FailBoard(ctx context.Context, n int, reason string) (b store.Board, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Board{}, err
 	}

@@ -28,7 +28,8 @@ var pageQueries = [2][2]string{
 }
 
 // Page returns one page of solutions; see store.Store.
-func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
+func (s *Store) Page(ctx context.Context, req store.PageRequest) (_ []store.Solution, err error) {
+	defer s.classify(&err)
 	if err := store.CheckPage(req); err != nil {
 		return nil, err
 	}
@@ -38,19 +39,19 @@ func (s *Store) Page(ctx context.Context, req store.PageRequest) ([]store.Soluti
 	}
 	rows, err := s.reader.QueryContext(ctx, pageQueries[req.Direction][unique], req.N, req.CursorKey(), req.Limit)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var page []store.Solution
 	for rows.Next() {
 		sol, err := scanSolution(rows, req.N)
 		if err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		page = append(page, sol)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(page) == 0 {
 		// Only an empty page pays for telling "past the end" from "not
@@ -86,7 +87,8 @@ func storedBoard(ctx context.Context, q querier, n int, mustBeDone bool) (store.
 }
 
 // SolutionAt returns solution #rank of N; see store.Store.
-func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
+func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (_ store.Solution, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return store.Solution{}, err
 	}
@@ -116,21 +118,22 @@ func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool)
 	var before int64
 	err = s.reader.QueryRowContext(ctx, chunkQuery, n, int64(rank)).Scan(&prefix, &before)
 	if err != nil {
-		return store.Solution{}, translate(err)
+		return store.Solution{}, err
 	}
 	sol, err := scanSolution(s.reader.QueryRowContext(ctx, solutionQuery, n, prefix, int64(rank)-before-1), n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Solution{}, store.Errorf(store.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
 	}
 	if err != nil {
-		return store.Solution{}, translate(err)
+		return store.Solution{}, err
 	}
 	sol.Rank = rank
 	return sol, nil
 }
 
 // Rank returns the 1-based position of p; see store.Store.
-func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
+func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (_ uint64, err error) {
+	defer s.classify(&err)
 	if err := store.CheckN(n); err != nil {
 		return 0, err
 	}
@@ -159,7 +162,7 @@ func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool
 	var canonical sql.NullBool
 	err = s.reader.QueryRowContext(ctx, query, n, key[:b.ChunkDepth], key).Scan(&before, &canonical, &within)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, translate(err)
+		return 0, err
 	}
 	// No chunk row: p's first rows attack each other, so it is no solution.
 	var stored *bool

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sqlitemigrate "github.com/golang-migrate/migrate/v4/database/sqlite"
@@ -40,6 +41,7 @@ type Config struct {
 type Store struct {
 	writer *sql.DB // one connection: all writes, one at a time
 	reader *sql.DB // read-only connections for everything else
+	closed atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -141,21 +143,22 @@ func newMigrator(path string, busy time.Duration) (*migrations.Migrator, error) 
 func (s *Store) Writer() *sql.DB { return s.writer }
 
 // Ping checks that the file can be read.
-func (s *Store) Ping(ctx context.Context) error {
-	return translate(s.reader.PingContext(ctx))
+func (s *Store) Ping(ctx context.Context) (err error) {
+	defer s.classify(&err)
+	return s.reader.PingContext(ctx)
 }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
 // inTx runs f in a write transaction, committing when it returns nil.
-// Errors are translated.
 func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	defer tx.Rollback() // after a commit: does nothing
 	if err := f(tx); err != nil {
@@ -164,9 +167,9 @@ func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = errors.Join(ctxErr, err)
 		}
-		return translate(err)
+		return err
 	}
-	return translate(tx.Commit())
+	return tx.Commit()
 }
 
 // timeLayout is how times are stored: UTC, fixed width, so that text order

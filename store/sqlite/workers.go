@@ -9,23 +9,25 @@ import (
 )
 
 // SeeWorker records a worker's heartbeat; see store.Store.
-func (s *Store) SeeWorker(ctx context.Context, id string) error {
+func (s *Store) SeeWorker(ctx context.Context, id string) (err error) {
+	defer s.classify(&err)
 	if err := store.CheckWorkerID(id); err != nil {
 		return err
 	}
 	t := now()
-	_, err := s.writer.ExecContext(ctx, `INSERT INTO workers (id, started_at, seen_at) VALUES (?, ?, ?)
+	_, err = s.writer.ExecContext(ctx, `INSERT INTO workers (id, started_at, seen_at) VALUES (?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`, id, t, t)
-	return translate(err)
+	return err
 }
 
 // Workers returns the workers on record; see store.Store. The processes
 // that share a SQLite file share the machine's clock, which wrote the
 // times read here.
-func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
+func (s *Store) Workers(ctx context.Context) (_ []store.Worker, err error) {
+	defer s.classify(&err)
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, started_at, seen_at FROM workers ORDER BY id`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Worker
@@ -33,7 +35,7 @@ func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
 		var w store.Worker
 		var started, seen sql.NullString
 		if err := rows.Scan(&w.ID, &started, &seen); err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		seenAt, err := parseTime(seen)
 		if err == nil {
@@ -45,14 +47,15 @@ func (s *Store) Workers(ctx context.Context) ([]store.Worker, error) {
 		w.Unseen = time.Since(seenAt)
 		out = append(out, w)
 	}
-	return out, translate(rows.Err())
+	return out, rows.Err()
 }
 
 // ForgetWorker deletes a worker's record; see store.Store.
-func (s *Store) ForgetWorker(ctx context.Context, id string) error {
+func (s *Store) ForgetWorker(ctx context.Context, id string) (err error) {
+	defer s.classify(&err)
 	if err := store.CheckWorkerID(id); err != nil {
 		return err
 	}
-	_, err := s.writer.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, id)
-	return translate(err)
+	_, err = s.writer.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, id)
+	return err
 }

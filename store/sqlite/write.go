@@ -15,6 +15,7 @@ import (
 // already done is the whole of the idempotence, and the solutions go
 // straight into their table.
 func (s *Store) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
+	defer s.classify(&err)
 	if err := store.CheckChunkWrite(w); err != nil {
 		return false, err
 	}
