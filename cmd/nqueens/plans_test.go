@@ -134,6 +134,11 @@ func TestPrecomputeRange(t *testing.T) {
 			t.Errorf("precompute(n: %d): %s; want BAD_USER_INPUT saying 1 to %d", n, r.Raw, precompute.MaxN)
 		}
 	}
+	// What the engine refuses (EINVALID) reaches the client as it says it.
+	r := api.Post(t, apitest.Request{Query: `mutation { precompute(n: 12, storeSolutions: true) { n } }`}, "Authorization", "Bearer "+token)
+	if r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "storage limit") {
+		t.Errorf("precompute(n: 12, storeSolutions: true) above a storage limit of 10: %s; want BAD_USER_INPUT about the storage limit", r.Raw)
+	}
 }
 
 // TestPrecomputeMutationStoresSolutions asks serve for boards with the
