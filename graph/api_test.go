@@ -43,7 +43,7 @@ func uint64Of(t *testing.T, s *string) uint64 {
 }
 
 // The N=8 listings: the same scenarios run against the stored path in
-// internal/graphstore.
+// store_test.go.
 
 func TestPageAllSolutionsOfN8(t *testing.T) {
 	t.Parallel()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/nqueens/nqueens/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -167,8 +168,8 @@ func (ec *executionContext) _Board_state(ctx context.Context, field graphql.Coll
 			return obj.State(ctx), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v BoardState) graphql.Marshaler {
-			return ec.marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.BoardState) graphql.Marshaler {
+			return ec.marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -636,8 +637,8 @@ func (ec *executionContext) _CountResult_state(ctx context.Context, field graphq
 			return obj.State(ctx), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v BoardState) graphql.Marshaler {
-			return ec.marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.BoardState) graphql.Marshaler {
+			return ec.marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1381,15 +1382,37 @@ func (ec *executionContext) marshalNBoard2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋ
 	return ec._Board(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx context.Context, v any) (BoardState, error) {
-	var res BoardState
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx context.Context, v any) (store.BoardState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx context.Context, sel ast.SelectionSet, v BoardState) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx context.Context, sel ast.SelectionSet, v store.BoardState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BoardState!")
+	}
+	return res
 }
+
+var (
+	unmarshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState = map[string]store.BoardState{
+		"UNKNOWN": store.Unknown,
+		"PENDING": store.Pending,
+		"RUNNING": store.Running,
+		"DONE":    store.Done,
+		"FAILED":  store.Failed,
+	}
+	marshalNBoardState2githubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState = map[store.BoardState]string{
+		store.Unknown: "UNKNOWN",
+		store.Pending: "PENDING",
+		store.Running: "RUNNING",
+		store.Done:    "DONE",
+		store.Failed:  "FAILED",
+	}
+)
 
 func (ec *executionContext) marshalNProgress2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐProgress(ctx context.Context, sel ast.SelectionSet, v *Progress) graphql.Marshaler {
 	if v == nil {
@@ -1443,21 +1466,41 @@ func (ec *executionContext) marshalOBoard2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋ
 	return ec._Board(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx context.Context, v any) (*BoardState, error) {
+func (ec *executionContext) unmarshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx context.Context, v any) (*store.BoardState, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(BoardState)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx context.Context, sel ast.SelectionSet, v *BoardState) graphql.Marshaler {
+func (ec *executionContext) marshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx context.Context, sel ast.SelectionSet, v *store.BoardState) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState[*v])
+	return res
 }
+
+var (
+	unmarshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState = map[string]store.BoardState{
+		"UNKNOWN": store.Unknown,
+		"PENDING": store.Pending,
+		"RUNNING": store.Running,
+		"DONE":    store.Done,
+		"FAILED":  store.Failed,
+	}
+	marshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState = map[store.BoardState]string{
+		store.Unknown: "UNKNOWN",
+		store.Pending: "PENDING",
+		store.Running: "RUNNING",
+		store.Done:    "DONE",
+		store.Failed:  "FAILED",
+	}
+)
 
 func (ec *executionContext) marshalOCountResult2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐCountResult(ctx context.Context, sel ast.SelectionSet, v *CountResult) graphql.Marshaler {
 	if v == nil {

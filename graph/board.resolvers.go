@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // Total is the resolver for the total field.
@@ -49,12 +50,12 @@ func (r *boardResolver) CountsSource(ctx context.Context, obj *Board) (*Source, 
 
 // Solutions is the resolver for the solutions field.
 func (r *boardResolver) Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, obj.N, KindAll, &obj.status, first, after, last, before)
+	return r.connection(ctx, obj.N, false, &obj.row, first, after, last, before)
 }
 
 // UniqueSolutions is the resolver for the uniqueSolutions field.
 func (r *boardResolver) UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, obj.N, KindUnique, &obj.status, first, after, last, before)
+	return r.connection(ctx, obj.N, true, &obj.row, first, after, last, before)
 }
 
 // Board is the resolver for the board field.
@@ -63,26 +64,26 @@ func (r *queryResolver) Board(ctx context.Context, n int) (*Board, error) {
 }
 
 // Boards is the resolver for the boards field.
-func (r *queryResolver) Boards(ctx context.Context, state *BoardState) ([]*Board, error) {
-	if state != nil && !state.IsValid() {
-		return nil, badInput("state %q is not a board state; states are %v", *state, AllBoardState)
-	}
+func (r *queryResolver) Boards(ctx context.Context, state *store.BoardState) ([]*Board, error) {
 	known, err := r.boards.Boards(ctx)
 	if err != nil {
-		return nil, dependencyError("reading the boards from the store", err)
+		return nil, dependencyError(ctx, "reading the boards from the store", err)
 	}
-	byN := map[int]BoardStatus{}
-	for _, st := range known {
-		byN[st.N] = st
+	if err := r.planPending(ctx, known); err != nil {
+		return nil, err
+	}
+	byN := map[int]store.Board{}
+	for _, b := range known {
+		byN[b.N] = r.remember(b)
 	}
 	out := []*Board{}
 	for n := 1; n <= solver.MaxSearchN; n++ {
-		st, ok := byN[n]
-		if !ok || st.State == "" {
-			st = BoardStatus{N: n, State: BoardStateUnknown}
+		b, ok := byN[n]
+		if !ok {
+			b = store.Board{N: n}
 		}
-		if state == nil || st.State == *state {
-			out = append(out, r.boardModel(st))
+		if state == nil || b.State == *state {
+			out = append(out, r.boardModel(b))
 		}
 	}
 	// Which boards are in a state changes as they are computed.

@@ -11,17 +11,17 @@ import (
 
 // Solutions is the resolver for the solutions field.
 func (r *queryResolver) Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, n, KindAll, nil, first, after, last, before)
+	return r.connection(ctx, n, false, nil, first, after, last, before)
 }
 
 // UniqueSolutions is the resolver for the uniqueSolutions field.
 func (r *queryResolver) UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, n, KindUnique, nil, first, after, last, before)
+	return r.connection(ctx, n, true, nil, first, after, last, before)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *solutionConnectionResolver) TotalCount(ctx context.Context, obj *SolutionConnection) (*BigInt, error) {
-	t, err := r.total(ctx, obj.status, obj.kind)
+	t, err := r.total(ctx, obj.board, obj.unique)
 	if t == nil {
 		markVolatile(ctx)
 		return nil, err

@@ -12,6 +12,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/nqueens/nqueens/store"
 )
 
 // Code is the machine-readable kind of an error, sent as extensions.code.
@@ -69,22 +71,39 @@ func internal(err error) *Error {
 }
 
 // dependencyError turns an error of a dependency (store, precompute) into
-// the API's error: UNAVAILABLE, NOT_FOUND, TIMEOUT or INTERNAL.
-func dependencyError(what string, err error) error {
+// the API's error, the one place where store error codes become
+// extensions.code: the request's own end first (a dependency may report
+// it as anything, a connection it cut for instance), then EUNAVAILABLE →
+// UNAVAILABLE, ENOTFOUND → NOT_FOUND, EINVALID → BAD_USER_INPUT with the
+// dependency's message, anything else INTERNAL. what says what was being
+// done.
+func dependencyError(ctx context.Context, what string, err error) error {
 	var e *Error
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &e):
 		return err
-	case errors.Is(err, context.Canceled):
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
+	if errors.Is(err, context.Canceled) {
 		return err // the client went away; the presenter says so
-	case errors.Is(err, ErrUnavailable):
+	}
+	timeout := &Error{Code: CodeTimeout, Message: what + " did not answer within the request's time budget", Err: err}
+	if ctx.Err() != nil {
+		return timeout
+	}
+	switch store.ErrorCode(err) {
+	case store.EUNAVAILABLE:
 		return &Error{Code: CodeUnavailable, Message: what + " is unavailable right now; try again shortly", Err: err}
-	case errors.Is(err, ErrNotFound):
+	case store.ENOTFOUND:
 		return &Error{Code: CodeNotFound, Message: what + ": not found", Err: err}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeTimeout, Message: what + " did not answer within the request's time budget", Err: err}
+	case store.EINVALID:
+		return &Error{Code: CodeBadUserInput, Message: store.ErrorMessage(err), Err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return timeout
 	}
 	return internal(fmt.Errorf("%s: %w", what, err))
 }

@@ -10,7 +10,7 @@ import (
 // Cursors and global ids are opaque to clients: base64url (no padding) of
 // a few bytes. They are versioned and checked on decode, never trusted.
 //
-//	cursor:     version 1, kind (0 all, 1 unique), n, placement (one byte a row)
+//	cursor:     version 1, listing (0 all, 1 unique), n, placement (one byte a row)
 //	solution id: version 1, 'S', n, placement
 //	board id:    version 1, 'B', n
 //
@@ -27,15 +27,17 @@ const (
 
 var b64 = base64.RawURLEncoding
 
-// EncodeCursor returns the cursor of placement p in listing kind of N.
-// Every edge of a page has one: it allocates only the string.
-func EncodeCursor(kind Kind, p solver.Placement) string {
+// EncodeCursor returns the cursor of placement p in the listing of N, of
+// its canonical solutions when unique. Every edge of a page has one: it
+// allocates only the string.
+func EncodeCursor(unique bool, p solver.Placement) string {
+	listing := listingByte(unique)
 	var raw [3 + solver.MaxSearchN]byte
 	var enc [(3 + solver.MaxSearchN + 2) / 3 * 4]byte
 	if len(p) > solver.MaxSearchN {
-		return b64.EncodeToString(append([]byte{idVersion, byte(kind), byte(len(p))}, p.Bytes()...))
+		return b64.EncodeToString(append([]byte{idVersion, listing, byte(len(p))}, p.Bytes()...))
 	}
-	b := append(raw[:0], idVersion, byte(kind), byte(len(p)))
+	b := append(raw[:0], idVersion, listing, byte(len(p)))
 	for _, c := range p {
 		b = append(b, byte(c))
 	}
@@ -44,11 +46,24 @@ func EncodeCursor(kind Kind, p solver.Placement) string {
 	return string(e)
 }
 
+// The listing byte of a cursor.
+const (
+	listingAll    = 0
+	listingUnique = 1
+)
+
+func listingByte(unique bool) byte {
+	if unique {
+		return listingUnique
+	}
+	return listingAll
+}
+
 // decodeCursor reads the cursor given as argument name (after, before)
-// for listing kind of N. It must be one this server writes: the right
-// version, listing and N, and a solution of N (canonical for the unique
-// listing).
-func decodeCursor(name, arg string, kind Kind, n int) (solver.Placement, error) {
+// for the listing of N (unique: of its canonical solutions). It must be
+// one this server writes: the right version, listing and N, and a
+// solution of N (canonical for the unique listing).
+func decodeCursor(name, arg string, unique bool, n int) (solver.Placement, error) {
 	const what = "cursors are the opaque strings read from edges.cursor or pageInfo.startCursor/endCursor of the same listing"
 	shown := arg
 	if len(shown) > 48 {
@@ -67,11 +82,11 @@ func decodeCursor(name, arg string, kind Kind, n int) (solver.Placement, error) 
 	switch {
 	case b[0] != idVersion:
 		return nil, bad("has version %d; this server reads version %d", b[0], idVersion)
-	case b[1] > byte(KindUnique):
+	case b[1] > listingUnique:
 		return nil, bad("is not a cursor")
-	case Kind(b[1]) != kind:
-		listing := map[Kind]string{KindAll: "solutions", KindUnique: "uniqueSolutions"}
-		return nil, bad("belongs to the %s listing, not to %s", listing[Kind(b[1])], listing[kind])
+	case b[1] != listingByte(unique):
+		field := [...]string{listingAll: "solutions", listingUnique: "uniqueSolutions"}
+		return nil, bad("belongs to the %s listing, not to %s", field[b[1]], field[listingByte(unique)])
 	case int(b[2]) != n:
 		return nil, bad("belongs to N=%d, not to N=%d", b[2], n)
 	case len(b) != 3+n:
@@ -81,7 +96,7 @@ func decodeCursor(name, arg string, kind Kind, n int) (solver.Placement, error) 
 	if err := solver.ValidateN(n, p); err != nil {
 		return nil, bad("does not name a solution of N=%d", n)
 	}
-	if kind == KindUnique && !solver.IsCanonical(p) {
+	if unique && !solver.IsCanonical(p) {
 		return nil, bad("does not name a canonical solution of N=%d", n)
 	}
 	return p, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // Hand-written models bound in gqlgen.yml; the rest is in models_gen.go.
@@ -64,12 +65,13 @@ func bigPtr(u uint64) *BigInt {
 	return &b
 }
 
-// Board is the GraphQL Board: the status of board N; counts and
-// connections are resolved on demand (board.resolvers.go). The fields that
-// change while a board is computed note it in the request's CacheHint.
+// Board is the GraphQL Board: the store's row of board N (state
+// store.Unknown when it has none); counts and connections are resolved on
+// demand (board.resolvers.go). The fields that change while a board is
+// computed note it in the request's CacheHint.
 type Board struct {
 	N      int
-	status BoardStatus
+	row    store.Board
 	source Source // where its pages come from
 }
 
@@ -82,23 +84,24 @@ func (b *Board) GetID() string { return b.ID() }
 // IsNode implements Node.
 func (*Board) IsNode() {}
 
-// volatile notes in ctx that the board may still change.
+// volatile notes in ctx that the board may still change: nothing about a
+// done board does.
 func (b *Board) volatile(ctx context.Context) {
-	if !b.status.Final() {
+	if b.row.State != store.Done {
 		markVolatile(ctx)
 	}
 }
 
 // State is where the precompute stands.
-func (b *Board) State(ctx context.Context) BoardState {
+func (b *Board) State(ctx context.Context) store.BoardState {
 	b.volatile(ctx)
-	return b.status.State
+	return b.row.State
 }
 
 // StoresSolutions says whether the precompute keeps the solutions.
 func (b *Board) StoresSolutions(ctx context.Context) bool {
 	b.volatile(ctx)
-	return b.status.StoresSolutions
+	return b.row.StoresSolutions
 }
 
 // PagesSource says where the board's pages come from.
@@ -110,25 +113,25 @@ func (b *Board) PagesSource(ctx context.Context) Source {
 // Error is why the board failed.
 func (b *Board) Error(ctx context.Context) *string {
 	b.volatile(ctx)
-	if b.status.Error == "" {
+	if b.row.LastError == "" {
 		return nil
 	}
-	e := b.status.Error
+	e := b.row.LastError
 	return &e
 }
 
 // Progress is how far the precompute has come.
 func (b *Board) Progress(ctx context.Context) *Progress {
 	b.volatile(ctx)
-	st := b.status
-	p := &Progress{ChunksDone: st.ChunksDone, ChunksTotal: st.ChunksTotal, SolutionsFound: BigInt(st.SolutionsFound)}
+	st := b.row
+	p := &Progress{ChunksDone: st.ChunksDone, ChunksTotal: st.ChunksTotal, SolutionsFound: BigInt(st.SolutionsDone)}
 	switch {
-	case st.State == BoardStateDone:
+	case st.State == store.Done:
 		p.Fraction = 1
 	case st.ChunksTotal > 0:
 		p.Fraction = float64(st.ChunksDone) / float64(st.ChunksTotal)
 	}
-	if st.State == BoardStateRunning && p.Fraction > 0 && p.Fraction < 1 && !st.StartedAt.IsZero() && !st.UpdatedAt.IsZero() {
+	if st.State == store.Running && p.Fraction > 0 && p.Fraction < 1 && !st.StartedAt.IsZero() && !st.UpdatedAt.IsZero() {
 		elapsed := st.UpdatedAt.Sub(st.StartedAt)
 		left := time.Duration(float64(elapsed) * (1 - p.Fraction) / p.Fraction)
 		eta := st.UpdatedAt.Add(left).UTC()
@@ -141,12 +144,16 @@ func (b *Board) Progress(ctx context.Context) *Progress {
 // Timings says when the precompute happened.
 func (b *Board) Timings(ctx context.Context) *Timings {
 	b.volatile(ctx)
-	st := b.status
+	st := b.row
 	t := &Timings{
-		RequestedAt: timePtr(st.RequestedAt),
-		StartedAt:   timePtr(st.StartedAt),
-		FinishedAt:  timePtr(st.FinishedAt),
-		UpdatedAt:   timePtr(st.UpdatedAt),
+		StartedAt:  timePtr(st.StartedAt),
+		FinishedAt: timePtr(st.FinishedAt),
+		UpdatedAt:  timePtr(st.UpdatedAt),
+	}
+	if st.State == store.Pending {
+		// The store keeps no request time: a pending row's UpdatedAt is
+		// when it was requested.
+		t.RequestedAt = timePtr(st.UpdatedAt)
 	}
 	if !st.StartedAt.IsZero() && !st.FinishedAt.IsZero() {
 		d := st.FinishedAt.Sub(st.StartedAt).Seconds()
@@ -174,7 +181,7 @@ type CountResult struct {
 }
 
 // State is the board's state.
-func (c *CountResult) State(ctx context.Context) BoardState { return c.Board.State(ctx) }
+func (c *CountResult) State(ctx context.Context) store.BoardState { return c.Board.State(ctx) }
 
 func classesOf(c solver.Counts) *OrbitClasses {
 	return &OrbitClasses{Orbit1: BigInt(c.Orbit1), Orbit2: BigInt(c.Orbit2), Orbit4: BigInt(c.Orbit4), Orbit8: BigInt(c.Orbit8)}
@@ -187,10 +194,10 @@ type Solution struct {
 	N int
 	p solver.Placement
 
-	// Set on the solutions of a page: the index of the page's first item in
+	// Set on the solutions of a page: the rank of the page's first item in
 	// its listing (found once per page, when asked for) plus offset gives
-	// this solution's index without a lookup of its own.
-	page   *pageIndex
+	// this solution's rank without a lookup of its own.
+	page   *pageRank
 	offset int
 }
 
@@ -198,18 +205,18 @@ func newSolution(p solver.Placement) *Solution {
 	return &Solution{N: len(p), p: p}
 }
 
-// pageIndex finds the index of a page's first item once.
-type pageIndex struct {
-	kind Kind
-	once sync.Once
-	find func(ctx context.Context) (uint64, error)
-	i    uint64
-	err  error
+// pageRank finds the rank of a page's first item once.
+type pageRank struct {
+	unique bool // the listing: canonical solutions only
+	once   sync.Once
+	find   func(ctx context.Context) (uint64, error)
+	rank   uint64
+	err    error
 }
 
-func (pi *pageIndex) get(ctx context.Context) (uint64, error) {
-	pi.once.Do(func() { pi.i, pi.err = pi.find(ctx) })
-	return pi.i, pi.err
+func (pr *pageRank) get(ctx context.Context) (uint64, error) {
+	pr.once.Do(func() { pr.rank, pr.err = pr.find(ctx) })
+	return pr.rank, pr.err
 }
 
 // ID is the solution's global id.
@@ -300,8 +307,8 @@ type SolutionConnection struct {
 	Source   Source
 
 	n      int
-	kind   Kind
-	status BoardStatus
+	unique bool
+	board  store.Board
 }
 
 // placementArg checks a placement given as an argument: one queen per row

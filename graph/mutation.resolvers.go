@@ -8,6 +8,8 @@ package graph
 import (
 	"context"
 	"fmt"
+
+	"github.com/nqueens/nqueens/store"
 )
 
 // Precompute is the resolver for the precompute field.
@@ -21,23 +23,23 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 	if r.opts.Precompute == nil {
 		return nil, newError(CodeUnavailable, "the precompute engine is not configured on this server (it runs without a store); boards are served from the solver")
 	}
-	st, err := r.opts.Precompute.Precompute(ctx, n, storeSolutions)
+	b, err := r.opts.Precompute.Precompute(ctx, n, storeSolutions)
 	if err != nil {
-		return nil, dependencyError(fmt.Sprintf("asking for the precompute of N=%d", n), err)
+		return nil, dependencyError(ctx, fmt.Sprintf("asking for the precompute of N=%d", n), err)
 	}
-	st.N = n
-	if st.State == BoardStatePending && r.opts.Boards != nil {
-		// A pending row has no plan yet: the board reader knows what the
-		// board's job was asked to keep, once the engine has recorded it.
+	b.N = n
+	if b.State == store.Pending && r.opts.Boards != nil {
+		// A pending row has no plan yet: the plans know what the board's
+		// job was asked to keep, once the engine has recorded it.
 		read, err := r.status(ctx, n)
 		if err != nil {
 			return nil, err
 		}
-		if read.State != BoardStateUnknown {
-			st = read
+		if read.State != store.Unknown {
+			b = read
 		}
 	}
-	return r.boardModel(st), nil
+	return r.boardModel(b), nil
 }
 
 // BoardProgress is the resolver for the boardProgress field.

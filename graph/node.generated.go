@@ -12,6 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/nqueens/nqueens/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -20,7 +21,7 @@ import (
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (Node, error)
 	Board(ctx context.Context, n int) (*Board, error)
-	Boards(ctx context.Context, state *BoardState) ([]*Board, error)
+	Boards(ctx context.Context, state *store.BoardState) ([]*Board, error)
 	Count(ctx context.Context, n int) (*CountResult, error)
 	Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
 	UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
@@ -65,8 +66,8 @@ func (ec *executionContext) field_Query_boards_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "state",
-		func(ctx context.Context, v any) (*BoardState, error) {
-			return ec.unmarshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardState(ctx, v)
+		func(ctx context.Context, v any) (*store.BoardState, error) {
+			return ec.unmarshalOBoardState2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋstoreᚐBoardState(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -363,7 +364,7 @@ func (ec *executionContext) _Query_boards(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Boards(ctx, fc.Args["state"].(*BoardState))
+			return ec.Resolvers.Query().Boards(ctx, fc.Args["state"].(*store.BoardState))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*Board) graphql.Marshaler {

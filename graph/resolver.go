@@ -15,6 +15,7 @@ import (
 
 	"github.com/nqueens/nqueens/internal/bytecache"
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // Options configure the resolvers. The zero value serves every board from
@@ -29,6 +30,9 @@ type Options struct {
 	// Precompute starts background work; nil: the precompute mutation
 	// answers UNAVAILABLE.
 	Precompute Precomputer
+	// Plans says what pending boards will keep; nil: what their rows say
+	// (false).
+	Plans PendingPlans
 
 	// AdminToken is the bearer token mutations need; "" refuses them all.
 	AdminToken string
@@ -107,26 +111,32 @@ type Resolver struct {
 	solver *SolverSource
 	pages  *bytecache.Cache[pageKey, []solver.Placement] // nil when off
 	ranks  *bytecache.Cache[rankKey, uint64]             // nil when off
+	// done keeps the rows of DONE boards (int → store.Board): a done board
+	// never changes (the store refuses to plan or fail it again), so its
+	// row is read once per process. Every other row is read each time,
+	// which is what lets boardProgress follow workers in other processes.
+	done sync.Map
 
 	countMu sync.Mutex
 	counted map[int]solver.Counts
 	countSF singleflight.Group
 }
 
-// pageKey names a cached page. Pages of the store and of the solver are
-// equal by contract; the source is part of the key all the same.
+// pageKey names a cached page: a source's answer to a page request.
+// Pages of the store and of the solver are equal by contract; the source
+// is part of the key all the same.
 type pageKey struct {
-	source        Source
-	n             int
-	kind          Kind
-	after, before string
-	limit         int
-	backward      bool
+	source    Source
+	n         int
+	unique    bool
+	direction store.Direction
+	cursor    string
+	limit     int
 }
 
 type rankKey struct {
 	n         int
-	kind      Kind
+	unique    bool
 	placement string
 }
 
@@ -134,7 +144,7 @@ type rankKey struct {
 // its key, its placements (a slice header and an int a row each, rounded
 // up to Go's allocation sizes) and the cache's own entry.
 func pageCost(k pageKey, page []solver.Placement) int64 {
-	cost := int64(len(k.after)+len(k.before)) + 160 + 24*int64(len(page))
+	cost := int64(len(k.cursor)) + 160 + 24*int64(len(page))
 	for _, p := range page {
 		cost += 8 * int64((len(p)+1)/2*2)
 	}
@@ -143,15 +153,8 @@ func pageCost(k pageKey, page []solver.Placement) int64 {
 
 func rankCost(k rankKey, _ uint64) int64 { return int64(len(k.placement)) + 120 }
 
-func makePageKey(src Source, req PageRequest) pageKey {
-	k := pageKey{source: src, n: req.N, kind: req.Kind, limit: req.Limit, backward: req.Backward}
-	if req.After != nil {
-		k.after = string(req.After.Bytes())
-	}
-	if req.Before != nil {
-		k.before = string(req.Before.Bytes())
-	}
-	return k
+func makePageKey(src Source, req store.PageRequest) pageKey {
+	return pageKey{source: src, n: req.N, unique: req.Unique, direction: req.Direction, cursor: string(req.Cursor.Bytes()), limit: req.Limit}
 }
 
 // NewResolver returns the root resolver for opts.
@@ -199,31 +202,81 @@ func checkPrecomputeN(n int) error {
 	return nil
 }
 
-// status reads board N's status from the store (UNKNOWN without one).
-func (r *Resolver) status(ctx context.Context, n int) (BoardStatus, error) {
-	st, err := r.boards.Board(ctx, n)
+// status reads board N's row from the store: store.Unknown without one.
+func (r *Resolver) status(ctx context.Context, n int) (store.Board, error) {
+	if b, ok := r.done.Load(n); ok {
+		return b.(store.Board), nil
+	}
+	b, err := r.boards.Board(ctx, n)
+	switch {
+	case store.ErrorCode(err) == store.ENOTFOUND:
+		return store.Board{N: n}, nil
+	case err != nil:
+		return store.Board{}, dependencyError(ctx, fmt.Sprintf("reading board N=%d from the store", n), err)
+	}
+	bs := []store.Board{r.remember(b)}
+	if err := r.planPending(ctx, bs); err != nil {
+		return store.Board{}, err
+	}
+	return bs[0], nil
+}
+
+// remember keeps the row of a DONE board.
+func (r *Resolver) remember(b store.Board) store.Board {
+	if b.State == store.Done {
+		r.done.Store(b.N, b)
+	}
+	return b
+}
+
+// planPending sets StoresSolutions of the pending boards among bs as
+// Options.Plans says. A board's job leaves the plans once a worker has
+// planned the board, so its row is read again after them: a board still
+// pending then was pending while they were read, and one no longer
+// pending has its plan in its new row.
+func (r *Resolver) planPending(ctx context.Context, bs []store.Board) error {
+	var pending []int
+	for _, b := range bs {
+		if b.State == store.Pending {
+			pending = append(pending, b.N)
+		}
+	}
+	if r.opts.Plans == nil || len(pending) == 0 {
+		return nil
+	}
+	stores, err := r.opts.Plans.StoresSolutions(ctx, pending)
 	if err != nil {
-		return BoardStatus{}, dependencyError(fmt.Sprintf("reading board N=%d from the store", n), err)
+		return dependencyError(ctx, "reading how pending boards will be computed", err)
 	}
-	st.N = n
-	if st.State == "" {
-		st.State = BoardStateUnknown
+	for i := range bs {
+		if bs[i].State != store.Pending {
+			continue
+		}
+		b, err := r.boards.Board(ctx, bs[i].N)
+		if err != nil {
+			return dependencyError(ctx, fmt.Sprintf("reading board N=%d from the store", bs[i].N), err)
+		}
+		if b.State != store.Pending {
+			bs[i] = r.remember(b)
+			continue
+		}
+		bs[i].StoresSolutions = stores[bs[i].N]
 	}
-	return st, nil
+	return nil
 }
 
 // source picks where pages of a board come from: the store once it holds
 // them all, the solver otherwise.
-func (r *Resolver) source(st BoardStatus) (SolutionSource, Source) {
-	if r.opts.Stored != nil && st.State == BoardStateDone && st.StoresSolutions {
+func (r *Resolver) source(b store.Board) (SolutionSource, Source) {
+	if r.opts.Stored != nil && b.State == store.Done && b.StoresSolutions {
 		return r.opts.Stored, SourceStore
 	}
 	return r.solver, SourceSolver
 }
 
-func (r *Resolver) boardModel(st BoardStatus) *Board {
-	_, src := r.source(st)
-	return &Board{N: st.N, status: st, source: src}
+func (r *Resolver) boardModel(b store.Board) *Board {
+	_, src := r.source(b)
+	return &Board{N: b.N, row: b, source: src}
 }
 
 // board returns the Board of N.
@@ -238,10 +291,10 @@ func (r *Resolver) board(ctx context.Context, n int) (*Board, error) {
 	return r.boardModel(st), nil
 }
 
-// countsOf returns the counts of a board: the store's when it has them,
+// countsOf returns the counts of a board: the store's once it is done,
 // else computed on the spot for N up to CountMaxN, else nil (unknown).
-func (r *Resolver) countsOf(ctx context.Context, st BoardStatus) (*solver.Counts, Source, error) {
-	if st.Counts != nil {
+func (r *Resolver) countsOf(ctx context.Context, st store.Board) (*solver.Counts, Source, error) {
+	if st.State == store.Done && st.Counts != nil {
 		return st.Counts, SourceStore, nil
 	}
 	if st.N > r.opts.CountMaxN {
@@ -294,14 +347,15 @@ func (r *Resolver) solverCounts(ctx context.Context, n int) (solver.Counts, erro
 	}
 }
 
-// total returns the size of listing kind of a board, nil when unknown.
-func (r *Resolver) total(ctx context.Context, st BoardStatus, kind Kind) (*uint64, error) {
+// total returns the size of a board's listing (unique: of its canonical
+// solutions), nil when unknown.
+func (r *Resolver) total(ctx context.Context, st store.Board, unique bool) (*uint64, error) {
 	c, _, err := r.countsOf(ctx, st)
 	if err != nil || c == nil {
 		return nil, err
 	}
 	t := c.Total
-	if kind == KindUnique {
+	if unique {
 		t = c.Unique
 	}
 	return &t, nil
@@ -329,8 +383,8 @@ func (r *Resolver) pageArgs(first, last *int) (limit int, backward bool, err err
 }
 
 // connection resolves solutions and uniqueSolutions, of Query and Board.
-// st is the board's status when the caller has it already.
-func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardStatus, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
+// st is the board's row when the caller has it already.
+func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store.Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
 	if err := checkN(n); err != nil {
 		return nil, err
 	}
@@ -340,12 +394,12 @@ func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardSt
 	}
 	var a, b solver.Placement
 	if after != nil {
-		if a, err = decodeCursor("after", *after, kind, n); err != nil {
+		if a, err = decodeCursor("after", *after, unique, n); err != nil {
 			return nil, err
 		}
 	}
 	if before != nil {
-		if b, err = decodeCursor("before", *before, kind, n); err != nil {
+		if b, err = decodeCursor("before", *before, unique, n); err != nil {
 			return nil, err
 		}
 	}
@@ -357,8 +411,7 @@ func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardSt
 		st = &s
 	}
 	src, tag := r.source(*st)
-	req := PageRequest{N: n, Kind: kind, After: a, Before: b, Limit: limit + 1, Backward: backward}
-	page, err := r.page(ctx, src, tag, req)
+	page, err := r.window(ctx, src, tag, n, unique, a, b, limit+1, backward)
 	if err != nil {
 		return nil, err
 	}
@@ -375,8 +428,8 @@ func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardSt
 		Nodes:  make([]*Solution, len(page)),
 		Source: tag,
 		n:      n,
-		kind:   kind,
-		status: *st,
+		unique: unique,
+		board:  *st,
 		PageInfo: &PageInfo{
 			// A cursor names an item of the listing (decodeCursor checks
 			// it), so there is more beyond a cursor given as a bound.
@@ -386,15 +439,15 @@ func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardSt
 	}
 	if len(page) > 0 {
 		first := page[0]
-		pi := &pageIndex{kind: kind, find: func(ctx context.Context) (uint64, error) {
-			return r.index(ctx, src, n, kind, first)
+		pr := &pageRank{unique: unique, find: func(ctx context.Context) (uint64, error) {
+			return r.rankOf(ctx, src, n, unique, first)
 		}}
 		// One allocation for all the solutions, one for all the edges.
 		sols := make([]Solution, len(page))
 		edges := make([]SolutionEdge, len(page))
 		for i, p := range page {
-			sols[i] = Solution{N: n, p: p, page: pi, offset: i}
-			edges[i] = SolutionEdge{Node: &sols[i], Cursor: EncodeCursor(kind, p)}
+			sols[i] = Solution{N: n, p: p, page: pr, offset: i}
+			edges[i] = SolutionEdge{Node: &sols[i], Cursor: EncodeCursor(unique, p)}
 			conn.Nodes[i] = &sols[i]
 			conn.Edges[i] = &edges[i]
 		}
@@ -404,8 +457,39 @@ func (r *Resolver) connection(ctx context.Context, n int, kind Kind, st *BoardSt
 	return conn, nil
 }
 
+// window returns up to limit solutions of a listing strictly between
+// after and before (each nil for none), the first ones (forward) or the
+// last ones (backward), in ascending order: src's page next to one bound,
+// cut at the other.
+func (r *Resolver) window(ctx context.Context, src SolutionSource, tag Source, n int, unique bool, after, before solver.Placement, limit int, backward bool) ([]solver.Placement, error) {
+	req := store.PageRequest{N: n, Unique: unique, Direction: store.Forward, Cursor: after, Limit: limit}
+	if backward {
+		req.Direction, req.Cursor = store.Backward, before
+	}
+	page, err := r.page(ctx, src, tag, req)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case backward && after != nil:
+		// At or before the window's start: a backward page ends there.
+		i := 0
+		for i < len(page) && page[i].Compare(after) <= 0 {
+			i++
+		}
+		page = page[i:]
+	case !backward && before != nil:
+		i := 0
+		for i < len(page) && page[i].Compare(before) < 0 {
+			i++
+		}
+		page = page[:i]
+	}
+	return page, nil
+}
+
 // page returns a page from src, through the page cache.
-func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req PageRequest) ([]solver.Placement, error) {
+func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req store.PageRequest) ([]solver.Placement, error) {
 	var key pageKey
 	if r.pages != nil {
 		key = makePageKey(tag, req)
@@ -415,9 +499,19 @@ func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req
 			return p, nil
 		}
 	}
-	v, err := r.solver.operationOf(ctx).once(makePageKey(tag, req), func() (any, error) { return src.Page(ctx, req) })
+	v, err := r.solver.operationOf(ctx).once(makePageKey(tag, req), func() (any, error) {
+		sols, err := src.Page(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		page := make([]solver.Placement, len(sols))
+		for i, s := range sols {
+			page[i] = s.Placement
+		}
+		return page, nil
+	})
 	if err != nil {
-		return nil, dependencyError(fmt.Sprintf("listing solutions of N=%d", req.N), err)
+		return nil, dependencyError(ctx, fmt.Sprintf("listing solutions of N=%d", req.N), err)
 	}
 	p := v.([]solver.Placement)
 	if r.pages != nil {
@@ -433,69 +527,72 @@ func (r *Resolver) cacheLookup(cache string, hit bool) {
 	}
 }
 
-// index returns the 0-based index of p in listing kind, through the rank
-// cache.
-func (r *Resolver) index(ctx context.Context, src SolutionSource, n int, kind Kind, p solver.Placement) (uint64, error) {
+// rankOf returns the rank of p in the listing of N (unique: among its
+// canonical solutions), through the rank cache.
+func (r *Resolver) rankOf(ctx context.Context, src SolutionSource, n int, unique bool, p solver.Placement) (uint64, error) {
 	var key rankKey
 	if r.ranks != nil {
-		key = rankKey{n: n, kind: kind, placement: string(p.Bytes())}
-		i, ok := r.ranks.Get(key)
+		key = rankKey{n: n, unique: unique, placement: string(p.Bytes())}
+		rank, ok := r.ranks.Get(key)
 		r.cacheLookup("rank", ok)
 		if ok {
-			return i, nil
+			return rank, nil
 		}
 	}
-	v, err := r.solver.operationOf(ctx).once(rankKey{n: n, kind: kind, placement: string(p.Bytes())}, func() (any, error) {
-		return src.Index(ctx, n, kind, p)
+	v, err := r.solver.operationOf(ctx).once(rankKey{n: n, unique: unique, placement: string(p.Bytes())}, func() (any, error) {
+		return src.Rank(ctx, n, p, unique)
 	})
 	if err != nil {
-		return 0, dependencyError(fmt.Sprintf("ranking a solution of N=%d", n), err)
+		return 0, dependencyError(ctx, fmt.Sprintf("ranking a solution of N=%d", n), err)
 	}
-	i := v.(uint64)
+	rank := v.(uint64)
 	if r.ranks != nil {
-		r.ranks.Add(key, i)
+		r.ranks.Add(key, rank)
 	}
-	return i, nil
+	return rank, nil
 }
 
-// at returns the solution at 0-based index i of a board's listing kind,
-// once per operation.
-func (r *Resolver) at(ctx context.Context, st BoardStatus, kind Kind, i uint64) (solver.Placement, error) {
+// solutionAt returns solution #rank of a board's listing (unique: of its
+// canonical solutions), once per operation.
+func (r *Resolver) solutionAt(ctx context.Context, st store.Board, unique bool, rank uint64) (solver.Placement, error) {
 	src, tag := r.source(st)
 	type atKey struct {
 		source Source
 		n      int
-		kind   Kind
-		i      uint64
+		unique bool
+		rank   uint64
 	}
-	v, err := r.solver.operationOf(ctx).once(atKey{tag, st.N, kind, i}, func() (any, error) { return src.At(ctx, st.N, kind, i) })
+	v, err := r.solver.operationOf(ctx).once(atKey{tag, st.N, unique, rank}, func() (any, error) {
+		sol, err := src.SolutionAt(ctx, st.N, rank, unique)
+		return sol.Placement, err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return v.(solver.Placement), nil
 }
 
-// rank resolves Solution.rank (KindAll) and Solution.uniqueRank
-// (KindUnique): 1-based, nil when not canonical (unique) or when the
-// solver may not walk a board that large.
-func (r *Resolver) rank(ctx context.Context, s *Solution, kind Kind) (*BigInt, error) {
-	if kind == KindUnique && !solver.IsCanonical(s.p) {
+// rank resolves Solution.rank and Solution.uniqueRank (unique): nil when
+// not canonical (unique) or when the solver may not walk a board that
+// large.
+func (r *Resolver) rank(ctx context.Context, s *Solution, unique bool) (*BigInt, error) {
+	if unique && !solver.IsCanonical(s.p) {
 		return nil, nil
 	}
 	var (
-		i   uint64
-		err error
+		rank uint64
+		err  error
 	)
-	if s.page != nil && s.page.kind == kind {
-		i, err = s.page.get(ctx)
-		i += uint64(s.offset)
+	if s.page != nil && s.page.unique == unique {
+		rank, err = s.page.get(ctx)
+		rank += uint64(s.offset)
 	} else {
-		var st BoardStatus
+		var st store.Board
 		if st, err = r.status(ctx, s.N); err != nil {
 			return nil, err
 		}
 		src, _ := r.source(st)
-		i, err = r.index(ctx, src, s.N, kind, s.p)
+		rank, err = r.rankOf(ctx, src, s.N, unique, s.p)
 	}
 	if errors.Is(err, errNoWalk) {
 		markVolatile(ctx)
@@ -504,7 +601,7 @@ func (r *Resolver) rank(ctx context.Context, s *Solution, kind Kind) (*BigInt, e
 	if err != nil {
 		return nil, err
 	}
-	return bigPtr(i + 1), nil
+	return bigPtr(rank), nil
 }
 
 // authorize checks the admin token of a request that starts work.
@@ -557,7 +654,7 @@ func (r *Resolver) complexity() ComplexityRoot {
 		return conn(child, first, last)
 	}
 	c.Board.UniqueSolutions = c.Board.Solutions
-	c.Query.Boards = func(child int, _ *BoardState) int { return 1 + solver.MaxSearchN*child }
+	c.Query.Boards = func(child int, _ *store.BoardState) int { return 1 + solver.MaxSearchN*child }
 	c.Solution.Symmetries = func(child int) int { return 1 + 8*child }
 	c.Solution.Svg = func(child int, _ int) int { return 10 }
 	c.Solution.Matrix = func(child int) int { return 4 }
@@ -575,7 +672,7 @@ func NewSchema(r *Resolver) graphql.ExecutableSchema {
 // boardCounts returns a board's counts (nil while unknown, which may
 // change: noted in the cache hint).
 func (r *Resolver) boardCounts(ctx context.Context, b *Board) (*solver.Counts, Source, error) {
-	c, src, err := r.countsOf(ctx, b.status)
+	c, src, err := r.countsOf(ctx, b.row)
 	if c == nil {
 		markVolatile(ctx)
 	}

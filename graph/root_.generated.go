@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/nqueens/nqueens/store"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -99,7 +100,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Board           func(childComplexity int, n int) int
-		Boards          func(childComplexity int, state *BoardState) int
+		Boards          func(childComplexity int, state *store.BoardState) int
 		Count           func(childComplexity int, n int) int
 		Node            func(childComplexity int, id string) int
 		Solution        func(childComplexity int, placement []int) int
@@ -476,7 +477,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Boards(childComplexity, args["state"].(*BoardState)), true
+		return e.ComplexityRoot.Query.Boards(childComplexity, args["state"].(*store.BoardState)), true
 	case "Query.count":
 		if e.ComplexityRoot.Query.Count == nil {
 			break

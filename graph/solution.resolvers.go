@@ -7,8 +7,9 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"fmt"
+
+	"github.com/nqueens/nqueens/store"
 )
 
 // SolutionAt is the resolver for the solutionAt field.
@@ -16,9 +17,10 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	if err := checkN(n); err != nil {
 		return nil, err
 	}
-	kind, what, whats := KindAll, "solution", "solutions"
-	if unique != nil && *unique {
-		kind, what, whats = KindUnique, "symmetry class", "symmetry classes"
+	canonical := unique != nil && *unique
+	what, whats := "solution", "solutions"
+	if canonical {
+		what, whats = "symmetry class", "symmetry classes"
 	}
 	if rank < 1 {
 		return nil, badInput("rank counts from 1 (the first solution in lexicographic order), got %d", rank)
@@ -27,7 +29,7 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	if err != nil {
 		return nil, err
 	}
-	total, err := r.total(ctx, st, kind)
+	total, err := r.total(ctx, st, canonical)
 	if err != nil {
 		return nil, err
 	}
@@ -37,19 +39,18 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	case total != nil && uint64(rank) > *total:
 		return nil, newError(CodeNotFound, "N=%d has %s; rank is from 1 to %d, got %d", n, pluralOf(*total, what, whats), *total, rank)
 	}
-	p, err := r.at(ctx, st, kind, uint64(rank)-1)
-	if errors.Is(err, ErrNotFound) {
+	p, err := r.solutionAt(ctx, st, canonical, uint64(rank))
+	if store.ErrorCode(err) == store.ENOTFOUND {
 		if rank == 1 {
 			return nil, newError(CodeNotFound, "N=%d has no %s", n, what)
 		}
 		return nil, newError(CodeNotFound, "N=%d has no %s #%d: it has fewer than %d %s", n, what, rank, rank, whats)
 	}
 	if err != nil {
-		return nil, dependencyError(fmt.Sprintf("finding solution #%d of N=%d", rank, n), err)
+		return nil, dependencyError(ctx, fmt.Sprintf("finding solution #%d of N=%d", rank, n), err)
 	}
-	i := uint64(rank) - 1
 	s := newSolution(p)
-	s.page = &pageIndex{kind: kind, find: func(context.Context) (uint64, error) { return i, nil }}
+	s.page = &pageRank{unique: canonical, find: func(context.Context) (uint64, error) { return uint64(rank), nil }}
 	return s, nil
 }
 
@@ -64,12 +65,12 @@ func (r *queryResolver) Solution(ctx context.Context, placement []int) (*Solutio
 
 // Rank is the resolver for the rank field.
 func (r *solutionResolver) Rank(ctx context.Context, obj *Solution) (*BigInt, error) {
-	return r.rank(ctx, obj, KindAll)
+	return r.rank(ctx, obj, false)
 }
 
 // UniqueRank is the resolver for the uniqueRank field.
 func (r *solutionResolver) UniqueRank(ctx context.Context, obj *Solution) (*BigInt, error) {
-	return r.rank(ctx, obj, KindUnique)
+	return r.rank(ctx, obj, true)
 }
 
 // Solution returns SolutionResolver implementation.

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // SolverSource is the SolutionSource of every N: it pages straight from
 // the solver's ordered enumeration, so its pages and cursors are those of
-// the store.
+// the store. Its solutions carry N and Placement (and Rank from
+// SolutionAt), which is what the resolvers read.
 //
 // Every search runs in the caller's goroutine on one of the solver's
 // slots (solverShare: one per core, shared fairly between clients), and
@@ -149,17 +151,13 @@ func timeoutError(ctx context.Context, what string) error {
 }
 
 // Page implements SolutionSource with solver.Page: the first Limit
-// solutions after After (stopping short of Before), or the last Limit
-// before Before (stopping short of After).
-func (s *SolverSource) Page(ctx context.Context, req PageRequest) ([]solver.Placement, error) {
+// solutions after the cursor, or the last Limit before it.
+func (s *SolverSource) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
 	if req.Limit <= 0 {
 		return nil, nil
 	}
 	what := fmt.Sprintf("listing solutions of N=%d with the solver", req.N)
-	q := solver.PageQuery{N: req.N, Cursor: req.After, Stop: req.Before, Limit: req.Limit, Unique: req.Kind == KindUnique}
-	if req.Backward {
-		q.Cursor, q.Stop, q.Backward = req.Before, req.After, true
-	}
+	q := solver.PageQuery{N: req.N, Cursor: req.Cursor, Limit: req.Limit, Unique: req.Unique, Backward: req.Direction == store.Backward}
 	var page []solver.Placement
 	err := s.search(ctx, what, func(checkpoint func() error) error {
 		q.Checkpoint = checkpoint
@@ -167,7 +165,14 @@ func (s *SolverSource) Page(ctx context.Context, req PageRequest) ([]solver.Plac
 		page, err = solver.Page(ctx, q)
 		return err
 	})
-	return page, err
+	if err != nil {
+		return nil, err
+	}
+	sols := make([]store.Solution, len(page))
+	for i, p := range page {
+		sols[i] = store.Solution{N: req.N, Placement: p}
+	}
+	return sols, nil
 }
 
 // errNoWalk is wrapped by At and Index for a board too large to walk.
@@ -187,16 +192,17 @@ func (s *SolverSource) walkable(n int) error {
 // a few microseconds apart, unique ones included.
 const walkCheckEvery = 1024
 
-// walk calls visit with each item of listing kind of N, in order, until
-// visit returns false, on a solver slot, stopping with TIMEOUT when ctx
-// ends or the operation's budget is spent.
-func (s *SolverSource) walk(ctx context.Context, what string, n int, kind Kind, visit func(p solver.Placement) bool) error {
+// walk calls visit with each item of the listing of N (unique: its
+// canonical solutions), in order, until visit returns false, on a solver
+// slot, stopping with TIMEOUT when ctx ends or the operation's budget is
+// spent.
+func (s *SolverSource) walk(ctx context.Context, what string, n int, unique bool, visit func(p solver.Placement) bool) error {
 	if err := s.walkable(n); err != nil {
 		return err
 	}
 	return s.search(ctx, what, func(checkpoint func() error) error {
 		var seq iter.Seq[solver.Placement]
-		if kind == KindUnique {
+		if unique {
 			seq = solver.AllUnique(n)
 		} else {
 			seq = solver.All(n)
@@ -216,38 +222,40 @@ func (s *SolverSource) walk(ctx context.Context, what string, n int, kind Kind, 
 	})
 }
 
-// At implements SolutionSource by walking the listing to index i.
-func (s *SolverSource) At(ctx context.Context, n int, kind Kind, i uint64) (solver.Placement, error) {
+// SolutionAt implements SolutionSource by walking the listing to rank.
+func (s *SolverSource) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
+	if rank == 0 {
+		return store.Solution{}, store.Errorf(store.EINVALID, "ranks count from 1 (the first solution in lexicographic order), got 0")
+	}
 	var (
 		k     uint64
 		found solver.Placement
 	)
-	err := s.walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", i+1, n), n, kind, func(p solver.Placement) bool {
-		if k == i {
+	err := s.walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", rank, n), n, unique, func(p solver.Placement) bool {
+		if k++; k == rank {
 			found = p.Clone()
 			return false
 		}
-		k++
 		return true
 	})
 	switch {
 	case err != nil:
-		return nil, err
+		return store.Solution{}, err
 	case found == nil:
-		return nil, fmt.Errorf("%w: the %s listing of N=%d has %d items", ErrNotFound, kind, n, k)
+		return store.Solution{}, store.Errorf(store.ENOTFOUND, "the listing of N=%d (unique %t) has %d items", n, unique, k)
 	}
-	return found, nil
+	return store.Solution{N: n, Placement: found, Rank: rank}, nil
 }
 
-// Index implements SolutionSource by walking the listing up to p.
-func (s *SolverSource) Index(ctx context.Context, n int, kind Kind, p solver.Placement) (uint64, error) {
-	var k uint64
-	err := s.walk(ctx, fmt.Sprintf("ranking a solution of N=%d with the solver", n), n, kind, func(q solver.Placement) bool {
+// Rank implements SolutionSource by walking the listing up to p.
+func (s *SolverSource) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
+	var before uint64
+	err := s.walk(ctx, fmt.Sprintf("ranking a solution of N=%d with the solver", n), n, unique, func(q solver.Placement) bool {
 		if q.Compare(p) >= 0 {
 			return false
 		}
-		k++
+		before++
 		return true
 	})
-	return k, err
+	return before + 1, err
 }

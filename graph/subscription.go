@@ -3,17 +3,19 @@ package graph
 import (
 	"context"
 	"time"
+
+	"github.com/nqueens/nqueens/store"
 )
 
 // finished reports whether a board will not change unless asked again.
-func finished(st BoardStatus) bool {
-	return st.State == BoardStateDone || st.State == BoardStateFailed
+func finished(b store.Board) bool {
+	return b.State == store.Done || b.State == store.Failed
 }
 
 // pollBoard reads board N from the store every PollInterval and sends it
 // when it changed, until it is finished or ctx ends. The store is the only
 // channel: workers in other processes update it.
-func (r *subscriptionResolver) pollBoard(ctx context.Context, last BoardStatus, ch chan<- *Board) {
+func (r *subscriptionResolver) pollBoard(ctx context.Context, last store.Board, ch chan<- *Board) {
 	defer close(ch)
 	t := time.NewTicker(r.opts.PollInterval)
 	defer t.Stop()
@@ -43,8 +45,8 @@ func (r *subscriptionResolver) pollBoard(ctx context.Context, last BoardStatus, 
 }
 
 // changed reports whether a subscriber would see a difference.
-func changed(a, b BoardStatus) bool {
+func changed(a, b store.Board) bool {
 	return a.State != b.State || a.ChunksDone != b.ChunksDone || a.ChunksTotal != b.ChunksTotal ||
-		a.SolutionsFound != b.SolutionsFound || a.Error != b.Error || !a.FinishedAt.Equal(b.FinishedAt) ||
+		a.SolutionsDone != b.SolutionsDone || a.LastError != b.LastError || !a.FinishedAt.Equal(b.FinishedAt) ||
 		(a.Counts == nil) != (b.Counts == nil)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // Unit tests of the pieces the HTTP tests cannot reach without a store:
@@ -36,8 +37,11 @@ func TestErrorPresenter(t *testing.T) {
 		{"ours", badInput("first must be from 0 to 1000, got -1"), "BAD_USER_INPUT", "first must be", false},
 		{"plain error", secret, "INTERNAL", "internal error (ref ", true},
 		{"wrapped internal", internal(fmt.Errorf("scan: %w", secret)), "INTERNAL", "internal error (ref ", true},
-		{"store down", dependencyError("reading board N=8 from the store", fmt.Errorf("%w: %w", ErrUnavailable, secret)), "UNAVAILABLE", "unavailable", true},
-		{"store timeout", dependencyError("listing solutions of N=16", context.DeadlineExceeded), "TIMEOUT", "time budget", false},
+		{"store down", dependencyError(ctx, "reading board N=8 from the store", &store.Error{Code: store.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: secret}), "UNAVAILABLE", "unavailable", true},
+		{"store not found", dependencyError(ctx, "ranking a solution of N=8", store.Errorf(store.ENOTFOUND, "N=8 is not done")), "NOT_FOUND", "not found", false},
+		{"store refuses", dependencyError(ctx, "asking for the precompute of N=20", store.Errorf(store.EINVALID, "N=20 is above the storage limit")), "BAD_USER_INPUT", "above the storage limit", false},
+		{"store bug", dependencyError(ctx, "reading board N=8 from the store", &store.Error{Code: store.EINTERNAL, Message: "scan", Err: secret}), "INTERNAL", "internal error (ref ", true},
+		{"store timeout", dependencyError(ctx, "listing solutions of N=16", context.DeadlineExceeded), "TIMEOUT", "time budget", false},
 		{"deadline", fmt.Errorf("query: %w", context.DeadlineExceeded), "TIMEOUT", "10s", false},
 		{"gqlgen parse", &gqlerror.Error{Message: "Expected Name", Extensions: map[string]any{"code": "GRAPHQL_PARSE_FAILED"}}, "GRAPHQL_PARSE_FAILED", "Expected Name", false},
 		{"gqlgen request", gqlerror.Errorf("json request body could not be decoded: %s", strings.Repeat("x", 2000)), "BAD_USER_INPUT", "json request body", false},
@@ -56,26 +60,45 @@ func TestErrorPresenter(t *testing.T) {
 	}
 }
 
+// TestDependencyErrorAfterTheRequestEnded: once the request's context has
+// ended, whatever a dependency says (a connection the driver cut, which
+// the store calls unavailable) is the request's end: TIMEOUT for its
+// deadline, the cancellation itself when the client went away.
+func TestDependencyErrorAfterTheRequestEnded(t *testing.T) {
+	t.Parallel()
+	cut := store.Errorf(store.EUNAVAILABLE, "lost the connection to Postgres")
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	var e *Error
+	if err := dependencyError(expired, "listing solutions of N=8", cut); !errors.As(err, &e) || e.Code != CodeTimeout {
+		t.Errorf("after the deadline: %v, want TIMEOUT", err)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := dependencyError(gone, "listing solutions of N=8", cut); !errors.Is(err, context.Canceled) || errors.As(err, &e) {
+		t.Errorf("after the client went away: %v, want the cancellation", err)
+	}
+}
+
 func TestCursorRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{1, 4, 8, 20} {
-		for _, kind := range []Kind{KindAll, KindUnique} {
+		for _, unique := range []bool{false, true} {
 			ps, err := solver.After(n, nil, 3)
-			if kind == KindUnique {
+			if unique {
 				ps, err = solver.UniqueAfter(n, nil, 3)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, p := range ps {
-				c := EncodeCursor(kind, p)
-				got, err := decodeCursor("after", c, kind, n)
+				c := EncodeCursor(unique, p)
+				got, err := decodeCursor("after", c, unique, n)
 				if err != nil || got.Compare(p) != 0 {
-					t.Fatalf("N=%d %s: %v -> %q -> %v, %v", n, kind, p, c, got, err)
+					t.Fatalf("N=%d unique %t: %v -> %q -> %v, %v", n, unique, p, c, got, err)
 				}
-				other := KindUnique - kind
-				if _, err := decodeCursor("after", c, other, n); err == nil {
-					t.Fatalf("a %s cursor accepted as %s", kind, other)
+				if _, err := decodeCursor("after", c, !unique, n); err == nil {
+					t.Fatalf("a cursor of the listing unique=%t accepted in the other", unique)
 				}
 			}
 		}
@@ -94,11 +117,7 @@ func FuzzDecodeCursor(f *testing.F) {
 		if n < 1 || n > solver.MaxSearchN {
 			return
 		}
-		kind := KindAll
-		if unique {
-			kind = KindUnique
-		}
-		p, err := decodeCursor("after", s, kind, n)
+		p, err := decodeCursor("after", s, unique, n)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Code != CodeBadUserInput {
@@ -109,7 +128,7 @@ func FuzzDecodeCursor(f *testing.F) {
 		if solver.ValidateN(n, p) != nil || unique && !solver.IsCanonical(p) {
 			t.Fatalf("%q decoded to %v, not a solution of the listing", s, p)
 		}
-		if q, err := decodeCursor("after", EncodeCursor(kind, p), kind, n); err != nil || q.Compare(p) != 0 {
+		if q, err := decodeCursor("after", EncodeCursor(unique, p), unique, n); err != nil || q.Compare(p) != 0 {
 			t.Fatalf("%q: %v does not round-trip: %v %v", s, p, q, err)
 		}
 	})

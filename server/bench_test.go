@@ -13,6 +13,7 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 )
 
 // memorySource is a stored board held in memory: the API's own cost per
@@ -32,40 +33,45 @@ func newMemorySource(n int) *memorySource {
 	return m
 }
 
-func (m *memorySource) Board(_ context.Context, n int) (graph.BoardStatus, error) {
+func (m *memorySource) Board(_ context.Context, n int) (store.Board, error) {
 	if n != m.n {
-		return graph.BoardStatus{N: n, State: graph.BoardStateUnknown}, nil
+		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d is not in memory", n)
 	}
 	c := m.counts
-	return graph.BoardStatus{N: n, State: graph.BoardStateDone, StoresSolutions: true, Counts: &c}, nil
+	return store.Board{N: n, State: store.Done, StoresSolutions: true, Counts: &c}, nil
 }
 
-func (m *memorySource) Boards(ctx context.Context) ([]graph.BoardStatus, error) {
-	st, _ := m.Board(ctx, m.n)
-	return []graph.BoardStatus{st}, nil
+func (m *memorySource) Boards(ctx context.Context) ([]store.Board, error) {
+	b, _ := m.Board(ctx, m.n)
+	return []store.Board{b}, nil
 }
 
-func (m *memorySource) Page(_ context.Context, req graph.PageRequest) ([]solver.Placement, error) {
+// Page pages forward (the benchmark's only direction), as the store does.
+func (m *memorySource) Page(_ context.Context, req store.PageRequest) ([]store.Solution, error) {
 	i := 0
-	if req.After != nil {
-		for i < len(m.all) && m.all[i].Compare(req.After) <= 0 {
+	if req.Cursor != nil {
+		for i < len(m.all) && m.all[i].Compare(req.Cursor) <= 0 {
 			i++
 		}
 	}
-	return m.all[i:min(i+req.Limit, len(m.all))], nil
+	page := make([]store.Solution, 0, req.Limit)
+	for _, p := range m.all[i:min(i+req.Limit, len(m.all))] {
+		page = append(page, store.Solution{N: m.n, Placement: p})
+	}
+	return page, nil
 }
 
-func (m *memorySource) At(_ context.Context, _ int, _ graph.Kind, i uint64) (solver.Placement, error) {
-	return m.all[i], nil
+func (m *memorySource) SolutionAt(_ context.Context, _ int, rank uint64, _ bool) (store.Solution, error) {
+	return store.Solution{N: m.n, Placement: m.all[rank-1], Rank: rank}, nil
 }
 
-func (m *memorySource) Index(_ context.Context, _ int, _ graph.Kind, p solver.Placement) (uint64, error) {
+func (m *memorySource) Rank(_ context.Context, _ int, p solver.Placement, _ bool) (uint64, error) {
 	for i, q := range m.all {
 		if q.Compare(p) == 0 {
-			return uint64(i), nil
+			return uint64(i) + 1, nil
 		}
 	}
-	return 0, graph.ErrNotFound
+	return 0, store.Errorf(store.ENOTFOUND, "not a solution of N=%d", m.n)
 }
 
 // BenchmarkPageOverhead is the API's own cost of the load test's request
@@ -87,7 +93,7 @@ func BenchmarkPageOverhead(b *testing.B) {
   }
 }`
 	body, err := json.Marshal(map[string]any{"query": query, "operationName": "Page",
-		"variables": map[string]any{"n": 12, "first": 20, "after": graph.EncodeCursor(graph.KindAll, src.all[5000])}})
+		"variables": map[string]any{"n": 12, "first": 20, "after": graph.EncodeCursor(false, src.all[5000])}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/coder/websocket/wsjson"
 
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store/sqlite"
@@ -39,9 +38,8 @@ const endless = `subscription { boardProgress(n: 10) { n state } }`
 func setupStore(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
 	t.Helper()
 	st := sqlitetest.Open(t, sqlite.Config{})
-	src := graphstore.New(st)
 	return setup(t, append([]func(*server.Config){func(c *server.Config) {
-		c.Graph.Boards, c.Graph.Stored = src, src
+		c.Graph.Boards, c.Graph.Stored = st, st
 		c.Graph.PollInterval = 50 * time.Millisecond
 	}}, opts...)...)
 }

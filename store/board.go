@@ -10,13 +10,19 @@ import (
 // or failed (and back to running when planned again).
 type BoardState string
 
-// The four states; they are also the values of boards.state in SQL.
+// The four states of a board row; they are also the values of boards.state
+// in SQL.
 const (
 	Pending BoardState = "pending" // requested, not yet planned
 	Running BoardState = "running" // planned: chunks are being computed
 	Done    BoardState = "done"    // every chunk written, counts final
 	Failed  BoardState = "failed"  // given up; LastError says why
 )
+
+// Unknown is the state of a board the store has no row for (Board says
+// ENOTFOUND): nothing was ever asked of it. It is the zero value, so
+// Board{N: n} is such a board; the store never writes it.
+const Unknown BoardState = ""
 
 // Board is the row of one board size N: what has been computed, how far,
 // and how long it took.

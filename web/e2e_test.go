@@ -19,7 +19,6 @@ import (
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/internal/testgate"
 	"github.com/nqueens/nqueens/server"
@@ -33,7 +32,7 @@ import (
 
 // The end-to-end test drives headless Chromium against the real server
 // (graph + server + this package) over a real SQLite store, plugged in
-// through internal/graphstore as the service does and filled through the
+// as the service plugs it in and filled through the
 // store's write path (PlanBoard, WriteChunk, FinishBoard).
 //
 // Environment:
@@ -420,8 +419,7 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 	}
 
-	src := graphstore.New(st)
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src, PollInterval: 100 * time.Millisecond}})
+	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, PollInterval: 100 * time.Millisecond}})
 	api.Server.Handle("/", web.Handler())
 
 	s := startBrowser(t, chromium, api.Base)
@@ -746,8 +744,7 @@ func TestViewerInBrowser(t *testing.T) {
 func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 	chromium := findBrowser(t)
 	st := sqlitetest.Open(t, sqlite.Config{})
-	src := graphstore.New(st)
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src}})
+	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st}})
 	api.Server.Handle("/", web.Handler())
 	s := startBrowser(t, chromium, api.Base)
 	const size = 12

@@ -209,7 +209,7 @@ func spreadCursors(ctx context.Context, n, k int) ([]string, error) {
 		if next, err := solver.Page(ctx, solver.PageQuery{N: n, Cursor: p, Limit: 1}); err != nil || len(next) == 0 {
 			continue // the last solution: its page would be empty
 		}
-		c := graph.EncodeCursor(graph.KindAll, p)
+		c := graph.EncodeCursor(false, p)
 		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)

@@ -156,7 +156,7 @@ func buildMix(ctx context.Context, endpoint string, n int, total, unique uint64,
 		case "uniquePage":
 			query = `query($n: Int!, $after: String) { uniqueSolutions(n: $n, first: 20, after: $after) { totalCount edges { cursor node { placement } } pageInfo { hasNextPage endCursor } } }`
 			p := canonical[rng.IntN(len(canonical))]
-			vars = map[string]any{"n": n, "after": graph.EncodeCursor(graph.KindUnique, p)}
+			vars = map[string]any{"n": n, "after": graph.EncodeCursor(true, p)}
 		case "solutionAt":
 			query = `query($n: Int!, $rank: BigInt!, $unique: Boolean) { solutionAt(n: $n, rank: $rank, unique: $unique) { placement chess rank } }`
 			of, isUnique := total, rng.IntN(3) == 0

@@ -17,8 +17,8 @@ import (
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
 )
 
@@ -28,11 +28,11 @@ type askedBoards struct {
 	ns []int
 }
 
-func (a *askedBoards) Precompute(_ context.Context, n int, _ *bool) (graph.BoardStatus, error) {
+func (a *askedBoards) Precompute(_ context.Context, n int, _ *bool) (store.Board, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ns = append(a.ns, n)
-	return graph.BoardStatus{N: n, State: graph.BoardStatePending}, nil
+	return store.Board{N: n, State: store.Pending}, nil
 }
 
 // TestSoak runs a short soak against the real server on a SQLite store
@@ -51,9 +51,8 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	src := graphstore.New(st)
 	asked := &askedBoards{}
-	b := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src, Precompute: asked, AdminToken: "soak-token"}})
+	b := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, Precompute: asked, AdminToken: "soak-token"}})
 
 	var out bytes.Buffer
 	err = runSoak(context.Background(), []string{"--url", b.URL, "--n", "9", "--rate", "150", "--duration", "1500ms",

@@ -111,7 +111,7 @@ func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st s
 }
 
 // boardPlans says whether pending boards will keep their solutions
-// (graphstore.Plans): as their board jobs were asked, else, for a board
+// (graph.PendingPlans): as their board jobs were asked, else, for a board
 // whose job is gone, as the storage limit says, which is what asking
 // again without a choice gives.
 type boardPlans struct {

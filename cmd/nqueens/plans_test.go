@@ -16,7 +16,6 @@ import (
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/boardtest"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
@@ -86,8 +85,7 @@ func TestPendingBoardStoresSolutions(t *testing.T) {
 	if b, err := st.Board(ctx, 9); err != nil || b.StoresSolutions {
 		t.Fatalf("the store's row of pending N=9: %+v, %v; want StoresSolutions false (no plan yet)", b, err)
 	}
-	src := graphstore.New(st).WithPlans(boardPlans{jobs: j, storeMaxN: limit})
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: src, Stored: src}})
+	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, Plans: boardPlans{jobs: j, storeMaxN: limit}}})
 	want := map[int]string{7: "PENDING true", 8: "PENDING false", 9: "PENDING true", 11: "PENDING false"}
 	if got := boardsStoring(t, api); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("boards while pending: %v; want %v", got, want)
@@ -125,7 +123,7 @@ func TestPrecomputeRange(t *testing.T) {
 	}
 	_, j := openEngine(t, 10) // never started: N=27 is asked for, not computed
 	const token = "range-token"
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Precompute: precomputer{j}, AdminToken: token}})
+	api := apitest.Setup(t, server.Config{Graph: graph.Options{Precompute: j, AdminToken: token}})
 	for _, n := range []int{0, 1, precompute.MaxN, precompute.MaxN + 1, 32} {
 		r := api.Post(t, apitest.Request{Query: fmt.Sprintf(`mutation { precompute(n: %d) { n state } }`, n)}, "Authorization", "Bearer "+token)
 		inRange := n >= 1 && n <= precompute.MaxN
@@ -135,6 +133,11 @@ func TestPrecomputeRange(t *testing.T) {
 		case !inRange && (r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "from 1 to "+strconv.Itoa(precompute.MaxN))):
 			t.Errorf("precompute(n: %d): %s; want BAD_USER_INPUT saying 1 to %d", n, r.Raw, precompute.MaxN)
 		}
+	}
+	// What the engine refuses (EINVALID) reaches the client as it says it.
+	r := api.Post(t, apitest.Request{Query: `mutation { precompute(n: 12, storeSolutions: true) { n } }`}, "Authorization", "Bearer "+token)
+	if r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "storage limit") {
+		t.Errorf("precompute(n: 12, storeSolutions: true) above a storage limit of 10: %s; want BAD_USER_INPUT about the storage limit", r.Raw)
 	}
 }
 

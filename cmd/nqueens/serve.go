@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/graph"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/migrations"
@@ -219,12 +218,13 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	// The metrics at /metrics (internal/metrics): the API's store calls
 	// are timed, the database's boards and jobs read at each scrape.
 	m := metrics.New()
-	stored := graphstore.New(storemetrics.New(up.Store(), m.Registerer())).WithPlans(up)
+	stored := storemetrics.New(up.Store(), m.Registerer())
 
 	cfg := server.Config{
 		Graph: graph.Options{
 			Boards:         stored,
 			Stored:         stored,
+			Plans:          up,
 			AdminToken:     *adminToken,
 			MaxPageSize:    *maxPage,
 			CountMaxN:      *countMaxN,

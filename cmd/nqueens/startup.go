@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
@@ -124,20 +123,20 @@ func (u *startup) state() (store.Store, *serveWorkers, error) {
 
 // Precompute implements graph.Precomputer for the precompute mutation:
 // UNAVAILABLE until the workers run.
-func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (graph.BoardStatus, error) {
+func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error) {
 	_, w, _ := u.state()
 	if w == nil {
-		return graph.BoardStatus{}, fmt.Errorf("%w: the workers start once the database is reachable", graph.ErrUnavailable)
+		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers start once the database is reachable")
 	}
 	p := w.Precomputer()
 	if p == nil {
-		return graph.BoardStatus{}, fmt.Errorf("%w: the workers are off: River's tables are missing or out of date", graph.ErrUnavailable)
+		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
 	}
 	return p.Precompute(ctx, n, storeSolutions)
 }
 
-// StoresSolutions implements graphstore.Plans for the API: from the board
-// jobs once the workers run, else from the storage limit.
+// StoresSolutions implements graph.PendingPlans for the API: from the
+// board jobs once the workers run, else from the storage limit.
 func (u *startup) StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error) {
 	p := boardPlans{storeMaxN: u.settings.storeMaxN}
 	if _, w, _ := u.state(); w != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/graph"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store"
 )
@@ -199,7 +198,7 @@ func (w *serveWorkers) Precomputer() graph.Precomputer {
 	if w.jobs == nil {
 		return nil
 	}
-	return precomputer{w.jobs}
+	return w.jobs
 }
 
 // riverUI starts River's web UI, to be served at /riverui/ (startup.go
@@ -235,22 +234,6 @@ func (w *serveWorkers) Stop() {
 	if err := w.jobs.Stop(ctx); err != nil {
 		w.logger.Error("stopping the workers", "err", err)
 	}
-}
-
-// precomputer adapts the engine to graph.Precomputer.
-type precomputer struct{ engine }
-
-func (p precomputer) Precompute(ctx context.Context, n int, storeSolutions *bool) (graph.BoardStatus, error) {
-	b, err := p.engine.Precompute(ctx, n, storeSolutions)
-	switch store.ErrorCode(err) {
-	case "":
-		return graphstore.Status(b), nil
-	case store.EINVALID:
-		return graph.BoardStatus{}, &graph.Error{Code: graph.CodeBadUserInput, Message: store.ErrorMessage(err)}
-	case store.EUNAVAILABLE:
-		return graph.BoardStatus{}, fmt.Errorf("%w: %w", graph.ErrUnavailable, err)
-	}
-	return graph.BoardStatus{}, err
 }
 
 // adminOnly lets through requests that carry the admin token: as a bearer

@@ -13,7 +13,7 @@ import (
 
 // The listing helpers and the N=8 scenarios below run against any server:
 // the one without a store (pages from the solver, graph's tests) and the
-// ones over a filled store (pages from the store, internal/graphstore's
+// ones over a filled store (pages from the store, graph's store_test.go
 // tests on Postgres and SQLite). Both must pass the same checks.
 
 // Node is a Solution as ConnFields asks for it.

@@ -73,17 +73,17 @@ func board(ctx context.Context, q querier, n int, lock string) (store.Board, err
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
 	}
-	return b, translate(err)
+	return b, err
 }
 
 // Boards returns every board row by ascending N.
 func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Board, error) { return scanBoard(r) })
-	return out, translate(err)
+	return out, err
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
@@ -94,7 +94,7 @@ func (s *queries) RequestBoard(ctx context.Context, n int) (store.Board, bool, e
 		b, err = board(ctx, s.pool, n, "")
 		return b, false, err
 	}
-	return b, err == nil, translate(err)
+	return b, err == nil, err
 }
 
 // PlanBoard claims a board for computing; see store.Store.
@@ -160,7 +160,7 @@ func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim s
 func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE boards SET updated_at = now() WHERE n = $1 AND state = 'running'`, n)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	if tag.RowsAffected() == 0 {
 		_, err = board(ctx, s.pool, n, "")
@@ -173,7 +173,7 @@ func (s *queries) TouchBoard(ctx context.Context, n int) error {
 func (s *queries) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
 	out, err := chunks(ctx, s.pool, n, "")
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(out) == 0 {
 		// A pending board has no chunks yet; an unknown one is not found.
@@ -283,11 +283,10 @@ func (s *queries) FailBoard(ctx context.Context, n int, reason string) (store.Bo
 		}
 		return store.Board{}, store.Errorf(store.ECONFLICT, "N=%d is done; a done board cannot fail", n)
 	}
-	return b, translate(err)
+	return b, err
 }
 
-// inTx runs f in a transaction, committing when it returns nil. Errors are
-// translated.
+// inTx runs f in a transaction, committing when it returns nil.
 func (s *queries) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
 	return s.inTxWith(ctx, pgx.TxOptions{}, f)
 }
@@ -296,7 +295,7 @@ func (s *queries) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
 func (s *queries) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pgx.Tx) error) error {
 	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	// A rollback after a commit does nothing; after a cancel it must still
 	// reach the server (or close the connection, which also rolls back).
@@ -307,7 +306,7 @@ func (s *queries) inTxWith(ctx context.Context, opts pgx.TxOptions, f func(tx pg
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = errors.Join(ctxErr, err)
 		}
-		return translate(err)
+		return err
 	}
-	return translate(tx.Commit(ctx))
+	return tx.Commit(ctx)
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 
@@ -12,9 +13,11 @@ import (
 )
 
 // translate turns driver errors into store errors where callers can act on
-// them: an unreachable or refusing server is EUNAVAILABLE, a unique
-// violation ECONFLICT. Store errors and the caller's context errors pass
-// through; anything else stays as it is (EINTERNAL to store.ErrorCode).
+// them: an unreachable or refusing server, or a connection cut in the
+// middle of a conversation (the server restarted, the network failed), is
+// EUNAVAILABLE; a unique violation ECONFLICT. Store errors and the
+// caller's context errors pass through; anything else stays as it is
+// (EINTERNAL to store.ErrorCode).
 func translate(err error) error {
 	var se *store.Error
 	var connect *pgconn.ConnectError
@@ -29,7 +32,7 @@ func translate(err error) error {
 		return &store.Error{Code: store.EUNAVAILABLE, Message: "Postgres is not available", Err: err}
 	case errors.As(err, &pgErr) && pgErr.Code == "23505": // unique_violation
 		return &store.Error{Code: store.ECONFLICT, Message: "the row exists already", Err: err}
-	case errors.As(err, &netErr):
+	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
 		return &store.Error{Code: store.EUNAVAILABLE, Message: "lost the connection to Postgres", Err: err}
 	}
 	return err
@@ -44,4 +47,16 @@ func unavailable(code string) bool {
 		return true
 	}
 	return strings.HasPrefix(code, "08") // connection_exception
+}
+
+// classify is the store's edge for errors (store.Checked calls it on
+// every error a method returns): translate's codes, and EUNAVAILABLE for
+// what a closed store answers (its pool refuses every query once closed).
+func (s *queries) classify(err error) error {
+	err = translate(err)
+	var se *store.Error
+	if s.closed.Load() && !errors.As(err, &se) && !errors.Is(err, context.Canceled) {
+		return &store.Error{Code: store.EUNAVAILABLE, Message: "the store is closed", Err: err}
+	}
+	return err
 }

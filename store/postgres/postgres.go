@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pgxmigrate "github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -60,7 +61,8 @@ type checkedStore = store.Store
 // queries is the store without the argument checks: each method starts at
 // its SQL.
 type queries struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	closed atomic.Bool // set by Close: classify's sign that errors now come from a closed pool
 }
 
 var _ store.Store = (*queries)(nil)
@@ -96,7 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 	}
 	q := &queries{pool: pool}
-	return &Store{checkedStore: store.Checked(q), q: q}, nil
+	return &Store{checkedStore: store.Checked(q, q.classify), q: q}, nil
 }
 
 func migrateUp(cc *pgx.ConnConfig) error {
@@ -140,11 +142,12 @@ func (s *Store) Pool() *pgxpool.Pool { return s.q.pool }
 
 // Ping checks that the server answers.
 func (s *queries) Ping(ctx context.Context) error {
-	return translate(s.pool.Ping(ctx))
+	return s.pool.Ping(ctx)
 }
 
 // Close closes the pool.
 func (s *queries) Close() error {
+	s.closed.Store(true)
 	s.pool.Close()
 	return nil
 }

@@ -39,13 +39,13 @@ func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solu
 	}
 	rows, err := s.pool.Query(ctx, pageQueries[req.Direction][unique], req.N, columns.CursorKey(req), req.Limit)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Solution, error) {
 		return scanSolution(r, req.N)
 	})
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(page) == 0 {
 		// Only an empty page pays for telling "past the end" from "not
@@ -110,7 +110,7 @@ func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique boo
 		return store.Solution{}, store.Errorf(store.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
 	}
 	if err != nil {
-		return store.Solution{}, translate(err)
+		return store.Solution{}, err
 	}
 	sol.Rank = rank
 	return sol, nil
@@ -141,7 +141,7 @@ func (s *queries) Rank(ctx context.Context, n int, p solver.Placement, unique bo
 	if errors.Is(err, pgx.ErrNoRows) {
 		canonical = nil // no chunk has p's prefix: its first rows attack each other
 	} else if err != nil {
-		return 0, translate(err)
+		return 0, err
 	}
 	if err := lifecycle.CheckRanked(n, p, canonical, unique); err != nil {
 		return 0, err

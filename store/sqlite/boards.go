@@ -60,7 +60,7 @@ func board(ctx context.Context, q querier, n int) (store.Board, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
 	}
-	return b, translate(err)
+	return b, err
 }
 
 // Board returns the row of N.
@@ -72,18 +72,18 @@ func (s *queries) Board(ctx context.Context, n int) (store.Board, error) {
 func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Board
 	for rows.Next() {
 		b, err := scanBoard(rows)
 		if err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		out = append(out, b)
 	}
-	return out, translate(rows.Err())
+	return out, rows.Err()
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
@@ -177,11 +177,11 @@ func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) err
 func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	res, err := s.writer.ExecContext(ctx, `UPDATE boards SET updated_at = ? WHERE n = ? AND state = 'running'`, now(), n)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	if touched, err := res.RowsAffected(); err != nil || touched == 0 {
 		if err != nil {
-			return translate(err)
+			return err
 		}
 		_, err = board(ctx, s.reader, n)
 		return err
@@ -193,7 +193,7 @@ func (s *queries) TouchBoard(ctx context.Context, n int) error {
 func (s *queries) Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error) {
 	out, err := chunks(ctx, s.reader, n, "")
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(out) == 0 {
 		// A pending board has no chunks yet; an unknown one is not found.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 
 	"modernc.org/sqlite"
@@ -11,16 +12,19 @@ import (
 )
 
 // translate turns driver errors into store errors where callers can act on
-// them: a file locked by another writer past the busy timeout, or one that
-// cannot be opened, is EUNAVAILABLE; a constraint on a key ECONFLICT.
-// Store errors and the caller's context errors pass through; anything else
-// stays as it is (EINTERNAL to store.ErrorCode).
+// them: a file locked by another writer past the busy timeout, one that
+// cannot be opened, or a connection database/sql has closed is
+// EUNAVAILABLE; a constraint on a key ECONFLICT. Store errors and the
+// caller's context errors pass through; anything else stays as it is
+// (EINTERNAL to store.ErrorCode).
 func translate(err error) error {
 	var se *store.Error
 	var lite *sqlite.Error
 	switch {
 	case err == nil, errors.As(err, &se), errors.Is(err, context.Canceled):
 		return err
+	case errors.Is(err, sql.ErrConnDone):
+		return &store.Error{Code: store.EUNAVAILABLE, Message: "the connection to the database file is closed", Err: err}
 	case errors.As(err, &lite):
 		switch lite.Code() & 0xff { // the primary code of an extended one
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
@@ -32,6 +36,19 @@ func translate(err error) error {
 		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
 			return &store.Error{Code: store.ECONFLICT, Message: "the row exists already", Err: err}
 		}
+	}
+	return err
+}
+
+// classify is the store's edge for errors (store.Checked calls it on
+// every error a method returns): translate's codes, and EUNAVAILABLE for
+// what a closed store answers. database/sql reports its closed pools with an error it does not
+// export; the store knows it closed them.
+func (s *queries) classify(err error) error {
+	err = translate(err)
+	var se *store.Error
+	if s.closed.Load() && !errors.As(err, &se) && !errors.Is(err, context.Canceled) {
+		return &store.Error{Code: store.EUNAVAILABLE, Message: "the store is closed", Err: err}
 	}
 	return err
 }

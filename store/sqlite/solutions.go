@@ -38,19 +38,19 @@ func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solu
 	}
 	rows, err := s.reader.QueryContext(ctx, pageQueries[req.Direction][unique], req.N, columns.CursorKey(req), req.Limit)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var page []store.Solution
 	for rows.Next() {
 		sol, err := scanSolution(rows, req.N)
 		if err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		page = append(page, sol)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	if len(page) == 0 {
 		// Only an empty page pays for telling "past the end" from "not
@@ -110,14 +110,14 @@ func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique boo
 	var before int64
 	err = s.reader.QueryRowContext(ctx, chunkQuery, n, int64(rank)).Scan(&prefix, &before)
 	if err != nil {
-		return store.Solution{}, translate(err)
+		return store.Solution{}, err
 	}
 	sol, err := scanSolution(s.reader.QueryRowContext(ctx, solutionQuery, n, prefix, int64(rank)-before-1), n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Solution{}, store.Errorf(store.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
 	}
 	if err != nil {
-		return store.Solution{}, translate(err)
+		return store.Solution{}, err
 	}
 	sol.Rank = rank
 	return sol, nil
@@ -147,7 +147,7 @@ func (s *queries) Rank(ctx context.Context, n int, p solver.Placement, unique bo
 	var canonical sql.NullBool
 	err = s.reader.QueryRowContext(ctx, query, n, key[:b.ChunkDepth], key).Scan(&before, &canonical, &within)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, translate(err)
+		return 0, err
 	}
 	// No chunk row: p's first rows attack each other, so it is no solution.
 	var stored *bool

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sqlitemigrate "github.com/golang-migrate/migrate/v4/database/sqlite"
@@ -50,8 +51,9 @@ type checkedStore = store.Store
 // queries is the store without the argument checks: each method starts at
 // its SQL.
 type queries struct {
-	writer *sql.DB // one connection: all writes, one at a time
-	reader *sql.DB // read-only connections for everything else
+	writer *sql.DB     // one connection: all writes, one at a time
+	reader *sql.DB     // read-only connections for everything else
+	closed atomic.Bool // set by Close: classify's sign that errors now come from closed pools
 }
 
 var _ store.Store = (*queries)(nil)
@@ -87,7 +89,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	q := &queries{writer: writer, reader: reader}
-	return &Store{checkedStore: store.Checked(q), q: q}, nil
+	return &Store{checkedStore: store.Checked(q, q.classify), q: q}, nil
 }
 
 // dsn is the modernc data source name of the file. Writers set WAL mode
@@ -155,20 +157,20 @@ func (s *Store) Writer() *sql.DB { return s.q.writer }
 
 // Ping checks that the file can be read.
 func (s *queries) Ping(ctx context.Context) error {
-	return translate(s.reader.PingContext(ctx))
+	return s.reader.PingContext(ctx)
 }
 
 // Close closes both pools.
 func (s *queries) Close() error {
+	s.closed.Store(true)
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
 // inTx runs f in a write transaction, committing when it returns nil.
-// Errors are translated.
 func (s *queries) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	defer tx.Rollback() // after a commit: does nothing
 	if err := f(tx); err != nil {
@@ -177,9 +179,9 @@ func (s *queries) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = errors.Join(ctxErr, err)
 		}
-		return translate(err)
+		return err
 	}
-	return translate(tx.Commit())
+	return tx.Commit()
 }
 
 // timeLayout is how times are stored: UTC, fixed width, so that text order

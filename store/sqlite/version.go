@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 )
 
 // SchemaVersion returns the version of the store's schema that
@@ -12,13 +11,25 @@ import (
 // failed halfway, through the read pool: readiness checks ask it often,
 // and a migrator takes the write connection when it starts.
 func (s *Store) SchemaVersion(ctx context.Context) (version uint, dirty bool, err error) {
+	defer func() {
+		if err != nil {
+			err = s.q.classify(err)
+		}
+	}()
+	// A file no migration has touched has no schema_migrations table,
+	// which SQLite reports with no code of its own: look first.
+	var tables int
+	err = s.q.reader.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables)
+	if err != nil || tables == 0 {
+		return 0, false, err
+	}
 	var v int64
 	err = s.q.reader.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
 	switch {
-	case errors.Is(err, sql.ErrNoRows), err != nil && strings.Contains(err.Error(), "no such table"):
+	case errors.Is(err, sql.ErrNoRows):
 		return 0, false, nil
 	case err != nil:
-		return 0, false, translate(err)
+		return 0, false, err
 	}
 	return uint(v), dirty, nil
 }

@@ -13,7 +13,7 @@ func (s *queries) SeeWorker(ctx context.Context, id string) error {
 	t := now()
 	_, err := s.writer.ExecContext(ctx, `INSERT INTO workers (id, started_at, seen_at) VALUES (?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`, id, t, t)
-	return translate(err)
+	return err
 }
 
 // Workers returns the workers on record; see store.Store. The processes
@@ -22,7 +22,7 @@ func (s *queries) SeeWorker(ctx context.Context, id string) error {
 func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, started_at, seen_at FROM workers ORDER BY id`)
 	if err != nil {
-		return nil, translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Worker
@@ -30,7 +30,7 @@ func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 		var w store.Worker
 		var started, seen sql.NullString
 		if err := rows.Scan(&w.ID, &started, &seen); err != nil {
-			return nil, translate(err)
+			return nil, err
 		}
 		seenAt, err := parseTime(seen)
 		if err == nil {
@@ -42,11 +42,11 @@ func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 		w.Unseen = time.Since(seenAt)
 		out = append(out, w)
 	}
-	return out, translate(rows.Err())
+	return out, rows.Err()
 }
 
 // ForgetWorker deletes a worker's record; see store.Store.
 func (s *queries) ForgetWorker(ctx context.Context, id string) error {
 	_, err := s.writer.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, id)
-	return translate(err)
+	return err
 }

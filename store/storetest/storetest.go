@@ -69,6 +69,7 @@ func Run(t *testing.T, b Backend) {
 		{"BadInput", testBadInput},
 		{"MigrationsUpDownUp", testMigrationsUpDownUp},
 		{"SchemaVersion", testSchemaVersion},
+		{"ClosedStore", testClosedStore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

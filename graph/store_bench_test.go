@@ -1,4 +1,4 @@
-package graphstore_test
+package graph_test
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store/postgres"
@@ -55,9 +54,8 @@ func BenchmarkSolutionsN16(b *testing.B) {
 	}()
 	vacuum(b, u)
 
-	src := graphstore.New(st)
 	srv := apitest.Setup(b, server.Config{
-		Graph:  graph.Options{Boards: src, Stored: src, PageCacheBytes: 0},
+		Graph:  graph.Options{Boards: st, Stored: st, PageCacheBytes: 0},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	const total = 14_772_512
@@ -66,7 +64,7 @@ func BenchmarkSolutionsN16(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return graph.EncodeCursor(graph.KindAll, sol.Placement)
+		return graph.EncodeCursor(false, sol.Placement)
 	}
 	depths := []struct {
 		name  string

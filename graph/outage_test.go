@@ -1,4 +1,4 @@
-package graphstore_test
+package graph_test
 
 import (
 	"io"
@@ -20,9 +20,10 @@ import (
 )
 
 // TestDatabaseUnavailable: when the database stops answering, every
-// answer that needs it is UNAVAILABLE (not INTERNAL, not a hang), the
-// server stays up and answers what needs no database (validate, a
-// solution's forms and symmetries). Postgres goes away behind a TCP proxy
+// answer that needs it is UNAVAILABLE (not INTERNAL, not a hang), as the
+// store classifies its errors (no other layer looks at them), the server
+// stays up and answers what needs no database (validate, a solution's
+// forms and symmetries, a done board read before). Postgres goes away behind a TCP proxy
 // the test closes (existing connections cut, new ones refused: a closed
 // port), and comes back on the same port: the server serves again by
 // itself. SQLite, a file, cannot go away like a server; the test closes
@@ -94,6 +95,18 @@ func checkOutage(t *testing.T, st store.Store, down, up func()) {
 	b.Query(t, `{ validate(placement: [1, 3, 0, 2]) { valid } solution(placement: [1, 3, 0, 2]) { orbitSize symmetries { name } } }`, nil, &data)
 	if !data.Validate.Valid || data.Solution.OrbitSize != 2 || len(data.Solution.Symmetries) != 8 {
 		t.Errorf("solver-only queries with the database down: %+v", data)
+	}
+	// A done board never changes: its row, read before the outage, is
+	// remembered, and what it says is served without the database.
+	var done struct {
+		Board struct {
+			State string
+			Total *string
+		}
+	}
+	b.Query(t, `{ board(n: 8) { state total } }`, nil, &done)
+	if done.Board.State != "DONE" || done.Board.Total == nil || *done.Board.Total != total8 {
+		t.Errorf("board(n: 8), done and read before the outage, with the database down: %+v", done.Board)
 	}
 	if logs := b.Logs.String(); strings.Contains(logs, "internal error") {
 		t.Errorf("the outage was logged as an internal error:\n%s", logs)

@@ -1,4 +1,4 @@
-package graphstore_test
+package graph_test
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/graphstore"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
@@ -24,7 +23,9 @@ import (
 )
 
 // These tests run the real server (httptest, real handler, real HTTP and
-// websockets) over a real store on both backends: Postgres (a schema of
+// websockets) over a real store on both backends, plugged in as nqueens
+// serve plugs it in (the store is the resolvers' BoardReader and
+// SolutionSource as it is): Postgres (a schema of
 // the test's own on NQUEENS_TEST_DATABASE_URL) and SQLite (a file in the
 // test's temporary directory). Boards are filled through the store the way
 // a worker fills them: PlanBoard, WriteChunk for every chunk of
@@ -70,7 +71,7 @@ func fill(t testing.TB, st store.Store, n int, between func(done, total int)) {
 	t.Helper()
 	ctx := context.Background()
 	depth := solver.DefaultChunkDepth(n)
-	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "graphstore-test"}
+	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "graph-test"}
 	if _, _, err := st.PlanBoard(ctx, plan, nil); err != nil {
 		t.Fatalf("PlanBoard(%+v): %v", plan, err)
 	}
@@ -99,11 +100,10 @@ func fill(t testing.TB, st store.Store, n int, between func(done, total int)) {
 	}
 }
 
-// serve starts the real server over st.
+// serve starts the real server over st, as nqueens serve does.
 func serve(t *testing.T, st store.Store, opts ...func(*server.Config)) *apitest.Bundle {
 	t.Helper()
-	src := graphstore.New(st)
-	cfg := server.Config{Graph: graph.Options{Boards: src, Stored: src}}
+	cfg := server.Config{Graph: graph.Options{Boards: st, Stored: st}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -257,7 +257,7 @@ func TestCountsAndStatesFromStore(t *testing.T) {
 		st := db.open(t)
 		fill(t, st, 6, nil)
 		// N=9 counts only: chunks written with their counts, no solutions.
-		plan := store.BoardPlan{N: 9, ChunkDepth: 2, SolverVersion: "graphstore-test"}
+		plan := store.BoardPlan{N: 9, ChunkDepth: 2, SolverVersion: "graph-test"}
 		if _, _, err := st.PlanBoard(ctx, plan, nil); err != nil {
 			t.Fatal(err)
 		}
