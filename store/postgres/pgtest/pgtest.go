@@ -1,7 +1,7 @@
 // Package pgtest gives tests a Postgres schema of their own on the test
-// server named by NQUEENS_TEST_DATABASE_URL. Without that variable the
-// tests skip, unless NQUEENS_REQUIRE_POSTGRES=1 (as .ci/run sets it) makes
-// that a failure.
+// server named by NQUEENS_TEST_DATABASE_URL, and the store over it.
+// Without that variable the tests skip, unless NQUEENS_REQUIRE_POSTGRES=1
+// (as .ci/run sets it) makes that a failure.
 package pgtest
 
 import (
@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens/internal/testgate"
+	"github.com/nqueens/nqueens/store/postgres"
 )
 
 // Suite is the Postgres tests: those on the test server, and those that
@@ -53,6 +54,19 @@ func Schema(tb testing.TB) (schemaURL, schema string) {
 		}
 	})
 	return schemaURL, schema
+}
+
+// Open opens the store over url (a Schema's, say), applying the
+// migrations not applied yet, as the processes open it; it is closed when
+// the test ends.
+func Open(tb testing.TB, url string) *postgres.Store {
+	tb.Helper()
+	st, err := postgres.Open(context.Background(), postgres.Config{URL: url})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }
 
 // NewSchema is Schema for a caller that decides itself when to drop it
