@@ -15,7 +15,6 @@ import (
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite"
 )
@@ -75,11 +74,7 @@ func setup(t *testing.T, backend string, o options) *bundle {
 	switch backend {
 	case "postgres":
 		u, _ := pgtest.Schema(t)
-		st, err := postgres.Open(ctx, postgres.Config{URL: u})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := pgtest.Open(t, u)
 		return newBundle(t, st, o.wrap(st), riverpgxv5.New(st.Pool()), o.cfg)
 	case "sqlite":
 		st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})

@@ -17,7 +17,6 @@ import (
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite"
 )
@@ -45,22 +44,12 @@ type backend struct {
 var backends = []backend{
 	{"postgres", func(t *testing.T) database {
 		u, _ := pgtest.Schema(t)
-		return database{backend: "postgres", open: func(t *testing.T) store.Store { return openPostgres(t, u) }}
+		return database{backend: "postgres", open: func(t *testing.T) store.Store { return pgtest.Open(t, u) }}
 	}},
 	{"sqlite", func(t *testing.T) database {
 		path := filepath.Join(t.TempDir(), "nqueens.db")
 		return database{backend: "sqlite", open: func(t *testing.T) store.Store { return openSQLite(t, path, 0) }}
 	}},
-}
-
-func openPostgres(t *testing.T, url string) store.Store {
-	t.Helper()
-	s, err := postgres.Open(context.Background(), postgres.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 func openSQLite(t *testing.T, path string, busy time.Duration) store.Store {

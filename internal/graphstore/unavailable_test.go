@@ -37,13 +37,13 @@ func TestDatabaseUnavailable(t *testing.T) {
 		}
 		p := startProxy(t, "127.0.0.1:0", pu.Host)
 		pu.Host = p.addr
-		st := openPostgres(t, pu.String())
+		st := pgtest.Open(t, pu.String())
 		checkOutage(t, st, p.stop, func() { p = startProxy(t, p.addr, p.target) })
 	})
 	t.Run("postgres-closed-pool", func(t *testing.T) {
 		t.Parallel()
 		u, _ := pgtest.Schema(t)
-		st := openPostgres(t, u)
+		st := pgtest.Open(t, u)
 		checkOutage(t, st, func() { st.Close() }, nil)
 	})
 	t.Run("sqlite", func(t *testing.T) {
