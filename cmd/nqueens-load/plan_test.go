@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/nqueens/nqueens/internal/eventually"
+	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -23,11 +26,7 @@ import (
 func TestPlan(t *testing.T) {
 	ctx := t.Context()
 	u, _ := pgtest.Schema(t)
-	st, err := postgres.Open(ctx, postgres.Config{URL: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := pgtest.Open(t, postgres.Config{URL: u})
 	driver := riverpgxv5.New(st.Pool())
 	if err := precompute.MigrateUp(ctx, driver); err != nil {
 		t.Fatal(err)
@@ -58,23 +57,19 @@ func TestPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Stop(ctx)
-	deadline := time.Now().Add(time.Minute)
-	for {
+	eventually.True(t, time.Minute, func() string {
 		b, err := st.Board(ctx, 12)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.State == store.Done {
-			if b.Counts.Total != 14200 || b.Counts.Unique != 1787 || b.ChunksTotal != len(tasks) {
-				t.Errorf("board 12: %+v", b)
-			}
-			break
+		if b.State != store.Done {
+			return fmt.Sprintf("board 12 not done: %+v", b)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("board 12 not done after a minute: %+v", b)
+		if ref := oeis.MustLoad(t)[12]; b.Counts.Total != ref.Total || b.Counts.Unique != ref.Unique || b.ChunksTotal != len(tasks) {
+			t.Errorf("board 12: %+v", b)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return ""
+	})
 
 	if err := runPlan(ctx, []string{"12"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "already") {
 		t.Errorf("planning a done board again: %v", err)

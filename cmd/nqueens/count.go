@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/progress"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -34,18 +33,18 @@ const (
 // orbitK is the number of symmetry classes with K members (orbit1 is 1 only
 // for N=1). --json prints the same fields as one JSON object. On a
 // terminal, stderr shows the progress of a count that takes more than a
-// second (countprogress.go).
+// second (internal/progress).
 type countResult struct {
 	N int `json:"n"`
 	solver.Counts
 	Seconds float64 `json:"seconds"`
 }
 
-func runCount(ctx context.Context, args []string, stdout io.Writer) error {
+func runCount(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("count")
 	workers := fs.Int("workers", 0, "`K` goroutines count in parallel; 0 means one per core")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of key/value lines")
-	pos, err := parseArgs(fs, countSynopsis, args, stdout)
+	pos, err := parseArgs(fs, countSynopsis, args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -63,9 +62,9 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 	start := time.Now()
 	opts := solver.CountOptions{Workers: *workers}
 	stopProgress := func() {}
-	if progress := newCountProgress(os.Stderr, start); progress != nil {
-		opts.Progress = progress.update
-		stopProgress = progress.run()
+	if bar := progress.NewCount(c.stderr, start); bar != nil {
+		opts.Progress = bar.Update
+		stopProgress = bar.Run()
 	}
 	counts, err := solver.Count(ctx, n, opts)
 	// The bar is erased before the result (or the interrupt's message)
@@ -83,7 +82,7 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 		Seconds: math.Round(time.Since(start).Seconds()*1e6) / 1e6,
 	}
 
-	w := bufio.NewWriter(stdout)
+	w := bufio.NewWriter(c.stdout)
 	if *asJSON {
 		if err := json.NewEncoder(w).Encode(res); err != nil {
 			return err

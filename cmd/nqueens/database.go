@@ -3,9 +3,7 @@ package main
 import (
 	"flag"
 
-	"github.com/nqueens/nqueens/migrations"
-	"github.com/nqueens/nqueens/store/postgres"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/internal/service"
 )
 
 // The database comes from --database-url or DATABASE_URL (DESIGN.md,
@@ -18,13 +16,6 @@ const (
 	databaseEnvUsage = "--database-url or " + envDatabaseURL + "=postgres://… selects Postgres; without it, the SQLite file at\n--sqlite-path or " +
 		envSQLitePath + " (default " + defaultSQLiteDB + ")"
 )
-
-// database says which database the settings select, for messages.
-type database struct {
-	dialect migrations.Dialect
-	url     string // Postgres
-	path    string // SQLite
-}
 
 // databaseSettings are the --database-url and --sqlite-path flags.
 type databaseSettings struct{ url, sqlitePath string }
@@ -39,28 +30,13 @@ func addDatabaseFlags(fs *flag.FlagSet) *databaseSettings {
 }
 
 // database is the database the settings select.
-func (s *databaseSettings) database() database {
+func (s *databaseSettings) database() service.Database {
 	if s.url != "" {
-		return database{dialect: migrations.Postgres, url: s.url}
+		return service.Database{URL: s.url}
 	}
 	path := s.sqlitePath
 	if path == "" {
 		path = defaultSQLiteDB
 	}
-	return database{dialect: migrations.SQLite, path: path}
-}
-
-// String names the database without the URL, which may hold a password.
-func (d database) String() string {
-	if d.dialect == migrations.Postgres {
-		return "postgres (" + envDatabaseURL + ")"
-	}
-	return "sqlite " + d.path
-}
-
-func (d database) migrator() (*migrations.Migrator, error) {
-	if d.dialect == migrations.Postgres {
-		return postgres.NewMigrator(d.url)
-	}
-	return sqlite.NewMigrator(d.path)
+	return service.Database{Path: path}
 }

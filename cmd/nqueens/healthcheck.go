@@ -33,16 +33,16 @@ var healthcheckEnv = []envFlag{
 // probe of the Docker image, which has no shell and no HTTP client to run
 // one: by default it asks the server this container's settings describe,
 // at http://127.0.0.1:PORT/readyz for serve's --addr (NQUEENS_ADDR).
-func runHealthcheck(ctx context.Context, args []string, stdout io.Writer) error {
+func runHealthcheck(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("healthcheck")
 	addr := fs.String("addr", defaultAddr, "the `HOST:PORT` serve listens on; asked at /readyz on the loopback address when the host is empty or unspecified ($NQUEENS_ADDR)")
 	target := fs.String("url", "", "the readiness `URL` to ask instead of --addr's, e.g. http://10.0.0.5:8080/readyz ($"+envHealthcheckURL+")")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long the server has to answer ($"+envHealthcheckTime+")")
 	token := fs.String("admin-token", "", "sent to a server on the loopback address only, so that a failed check says why; prefer $NQUEENS_ADMIN_TOKEN ($NQUEENS_ADMIN_TOKEN)")
-	if err := setFromEnv(fs); err != nil {
+	if err := setFromEnv(fs, c.lookupEnv); err != nil {
 		return err
 	}
-	pos, err := parseArgs(fs, healthcheckSynopsis+"\n\nExit 0 when the server answers /readyz with 200 (ready), 1 otherwise with the reason on stderr.", args, stdout)
+	pos, err := parseArgs(fs, healthcheckSynopsis+"\n\nExit 0 when the server answers /readyz with 200 (ready), 1 otherwise with the reason on stderr.", args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -67,7 +67,7 @@ func runHealthcheck(ctx context.Context, args []string, stdout io.Writer) error 
 		}
 		return fmt.Errorf("%s: %w", u, err)
 	}
-	_, err = fmt.Fprintf(stdout, "ready: %s\n", u)
+	_, err = fmt.Fprintf(c.stdout, "ready: %s\n", u)
 	return err
 }
 

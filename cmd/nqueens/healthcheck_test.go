@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nqueens/nqueens/internal/eventually"
 )
 
 // healthcheck runs `nqueens healthcheck` with env and args and checks the
@@ -25,14 +27,14 @@ func healthcheck(t *testing.T, want int, env []string, args ...string) string {
 	return r.stderr
 }
 
-// TestHealthcheck runs the probe against real servers: one not ready
+// TestHealthcheck runs the probe against servers: one not ready
 // (serve --migrate=false over an empty database), then ready, found from
 // NQUEENS_ADDR as in the Docker image; the reasons of a failed check only
 // with the admin token.
 func TestHealthcheck(t *testing.T) {
 	t.Parallel()
 	const token = "probe-token"
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
 	s := startServe(t, env, "--migrate=false")
 	readyz := strings.TrimSuffix(s.url, "/graphql") + "/readyz"
 
@@ -54,7 +56,7 @@ func TestHealthcheck(t *testing.T) {
 	s = startServe(t, env)
 	addr := strings.TrimPrefix(strings.TrimSuffix(s.url, "/graphql"), "http://")
 	_, port, _ := net.SplitHostPort(addr)
-	eventually(t, 10*time.Second, func() string {
+	eventually.True(t, 10*time.Second, func() string {
 		r := nqueensEnv(t, []string{"NQUEENS_ADDR=:" + port}, "healthcheck")
 		if r.code != exitOK || r.stdout != "ready: http://127.0.0.1:"+port+"/readyz\n" {
 			return "healthcheck of a migrated server: " + r.stdout + r.stderr
@@ -89,7 +91,7 @@ func TestHealthcheckTimeout(t *testing.T) {
 	start := time.Now()
 	why := healthcheck(t, exitFailure, nil, "--addr", ln.Addr().String(), "--timeout", "300ms")
 	// The bound is the behaviour: a probe that hangs blocks Docker's next
-	// one. The margin is for starting a process on a loaded machine.
+	// one. The margin is for a loaded machine.
 	if took := time.Since(start); !strings.Contains(why, "no answer within 300ms") || took > 10*time.Second {
 		t.Errorf("a server that never answers: %q after %s", why, took)
 	}

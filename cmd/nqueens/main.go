@@ -30,12 +30,22 @@ const (
 )
 
 // command is one subcommand: its synopsis for the usage text and the
-// function that runs it.
+// function that runs it. A command is a file of its own (count.go,
+// serve.go, …) and one line in commands.
 type command struct {
 	name     string
 	synopsis string // arguments after the command name
 	summary  string
-	run      func(ctx context.Context, args []string, stdout io.Writer) error
+	run      func(ctx context.Context, args []string, c console) error
+}
+
+// console is what a command runs in: the environment variables its
+// settings' twins are read from, and its standard streams. main gives it
+// the process's own; the tests give their own and run the commands
+// in-process.
+type console struct {
+	lookupEnv      func(key string) (string, bool)
+	stdout, stderr io.Writer
 }
 
 // commands lists what exists, in the order usage shows them.
@@ -52,16 +62,16 @@ var commands = []command{
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], console{lookupEnv: os.LookupEnv, stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)
 }
 
 // run dispatches args to a command and turns its error into a message on
-// stderr and an exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// stderr and an exit code; ctx ends on SIGINT and SIGTERM.
+func run(ctx context.Context, args []string, c console) int {
 	if len(args) == 0 {
-		usage(stderr)
+		usage(c.stderr)
 		return exitUsage
 	}
 	name := args[0]
@@ -69,9 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && name == "help" {
 			// "nqueens help count" is "nqueens count --help".
-			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+			return run(ctx, []string{args[1], "--help"}, c)
 		}
-		usage(stdout)
+		usage(c.stdout)
 		return exitOK
 	}
 	var cmd *command
@@ -81,22 +91,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "nqueens: unknown command %q; commands are %s (run 'nqueens help')\n", name, commandNames())
+		fmt.Fprintf(c.stderr, "nqueens: unknown command %q; commands are %s (run 'nqueens help')\n", name, commandNames())
 		return exitUsage
 	}
-	err := cmd.run(ctx, args[1:], stdout)
+	err := cmd.run(ctx, args[1:], c)
 	var ue *usageError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "nqueens %s: %s; see 'nqueens %s --help'\n", name, ue.msg, name)
+		fmt.Fprintf(c.stderr, "nqueens %s: %s; see 'nqueens %s --help'\n", name, ue.msg, name)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "nqueens %s: interrupted\n", name)
+		fmt.Fprintf(c.stderr, "nqueens %s: interrupted\n", name)
 		return exitInterrupted
 	default:
-		fmt.Fprintf(stderr, "nqueens %s: %v\n", name, err)
+		fmt.Fprintf(c.stderr, "nqueens %s: %v\n", name, err)
 		return exitFailure
 	}
 }

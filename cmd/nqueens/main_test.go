@@ -1,74 +1,62 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 )
 
-// binary is the nqueens command built once by TestMain; the tests run it
-// as a real process.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nqueens-cli-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "nqueens")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// The tests run the commands in-process, through run as main does, each
+// with an environment of its own ("KEY=value" entries; nothing of the test
+// process's) and its output in buffers. serve and worker run in the
+// background until the test stops them as SIGTERM would, by ending their
+// context. What needs the real binary (signals, a process killed, the
+// build's version) is in process_test.go.
 
 type result struct {
 	code           int
 	stdout, stderr string
 }
 
-// nqueens runs the binary with args and returns its exit code and output.
+// nqueens runs the command line args and returns its exit code and output.
 func nqueens(t *testing.T, args ...string) result {
 	t.Helper()
 	return nqueensEnv(t, nil, args...)
 }
 
-// nqueensEnv is nqueens with extra environment variables ("KEY=value").
+// nqueensEnv is nqueens with environment variables ("KEY=value").
 func nqueensEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("nqueens %s: %v", strings.Join(args, " "), err)
-	}
-	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+	var stdout, stderr apitest.SyncBuffer // River's goroutines log too
+	code := run(t.Context(), args, console{lookupEnv: lookupIn(env), stdout: &stdout, stderr: &stderr})
+	return result{code, stdout.String(), stderr.String()}
 }
 
-// ok runs the binary and fails the test unless it exits 0 with nothing on
-// stderr.
+// lookupIn looks variables up in env ("KEY=value", the last one wins) as
+// os.LookupEnv does in a process's environment.
+func lookupIn(env []string) func(string) (string, bool) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return func(key string) (string, bool) {
+		v, ok := vars[key]
+		return v, ok
+	}
+}
+
+// ok runs the command line and fails the test unless it exits 0 with
+// nothing on stderr.
 func ok(t *testing.T, args ...string) string {
 	t.Helper()
 	r := nqueens(t, args...)
@@ -76,6 +64,81 @@ func ok(t *testing.T, args ...string) string {
 		t.Fatalf("nqueens %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
 	}
 	return r.stdout
+}
+
+// serving is a command running in the background until stopped: serve or
+// worker, in-process (background) or the real binary (spawn).
+type serving struct {
+	url            string // serve's GraphQL endpoint, once waitServing has read it
+	stdout, stderr *apitest.SyncBuffer
+	terminate      func()        // what SIGTERM does
+	done           chan struct{} // closed once it has exited
+	code           int           // its exit code, once done
+	cmd            *exec.Cmd     // the real binary's process; nil in-process
+}
+
+// background runs the command line args in-process until the test stops
+// it (or ends).
+func background(t *testing.T, env []string, args ...string) *serving {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &serving{stdout: &apitest.SyncBuffer{}, stderr: &apitest.SyncBuffer{}, terminate: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.code = run(ctx, args, console{lookupEnv: lookupIn(env), stdout: s.stdout, stderr: s.stderr})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(time.Minute):
+			t.Errorf("nqueens %s still runs a minute after the test; stderr:\n%s", strings.Join(args, " "), s.stderr.String())
+		}
+	})
+	return s
+}
+
+// exited reports whether the command has exited.
+func (s *serving) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitFor waits until the command has logged want on stderr, failing the
+// test if it exits first.
+func (s *serving) waitFor(t *testing.T, timeout time.Duration, want string) {
+	t.Helper()
+	eventually.True(t, timeout, func() string {
+		if strings.Contains(s.stderr.String(), want) {
+			return ""
+		}
+		if s.exited() {
+			t.Fatalf("exited %d before logging %s; stderr:\n%s", s.code, want, s.stderr.String())
+		}
+		return "no " + want + " logged; stderr:\n" + s.stderr.String()
+	})
+}
+
+// stop ends the command as SIGTERM does: it must shut down gracefully,
+// exit 0 and log that it stopped.
+func (s *serving) stop(t *testing.T) {
+	t.Helper()
+	s.terminate()
+	select {
+	case <-s.done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("no exit 15s after SIGTERM; stderr:\n%s", s.stderr.String())
+	}
+	if s.code != 0 {
+		t.Fatalf("after SIGTERM: exit %d; stderr:\n%s", s.code, s.stderr.String())
+	}
+	if !strings.Contains(s.stderr.String(), "stopped") {
+		t.Errorf("stderr lacks the shutdown log:\n%s", s.stderr.String())
+	}
 }
 
 // keyValues parses count's text output, one "key value" line per field.
@@ -168,38 +231,6 @@ func TestCountJSON(t *testing.T) {
 				t.Errorf("%v: %s missing in %q", args, key, out)
 			}
 		}
-	}
-}
-
-func TestCountInterrupt(t *testing.T) {
-	t.Parallel()
-	// N=24 on one core takes far longer than the test waits.
-	cmd := exec.Command(binary, "count", "24", "--workers", "1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second) // let it install its signal handler
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("count did not stop within 30s of SIGINT")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Errorf("exit code %d, want 130", code)
-	}
-	if !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("stderr %q, want it to say interrupted", stderr.String())
-	}
-	if stdout.Len() != 0 {
-		t.Errorf("stdout %q, want nothing", stdout.String())
 	}
 }
 

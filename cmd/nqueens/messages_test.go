@@ -1,34 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"os"
-	"os/exec"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
+	"time"
 
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/store/sqlite"
 )
-
-func TestPlural(t *testing.T) {
-	t.Parallel()
-	for got, want := range map[string]string{
-		plural(1, "chunk"):                "1 chunk",
-		plural(0, "chunk"):                "0 chunks",
-		plural(uint64(14200), "solution"): "14200 solutions",
-		fraction(0, 1, "board"):           "0/1 board",
-		fraction(1, 1, "board"):           "1/1 board",
-		fraction(3, 11, "board"):          "3/11 boards",
-	} {
-		if got != want {
-			t.Errorf("%q, want %q", got, want)
-		}
-	}
-}
 
 // The nouns the commands count, and a number before one of them that
 // does not agree with it: "1 chunks", "0 chunk", "12 board".
@@ -77,7 +60,7 @@ func TestAgreementCheck(t *testing.T) {
 func TestPrecomputeMessages(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + path}
+	env := []string{"NQUEENS_SQLITE_PATH=" + path}
 	run := func(args ...string) string {
 		t.Helper()
 		r := nqueensEnv(t, env, append([]string{"precompute"}, args...)...)
@@ -122,19 +105,13 @@ func TestPrecomputeMessages(t *testing.T) {
 // TestWorkerMessage: a worker of one job says so in the singular.
 func TestWorkerMessage(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(binary, "worker", "--workers", "1")
-	cmd.Env = append(os.Environ(), "DATABASE_URL=", "NQUEENS_SQLITE_PATH="+filepath.Join(t.TempDir(), "nqueens.db"))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Signal(syscall.SIGTERM)
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if want := "nqueens: worker working 1 job at once on sqlite "; err != nil || !strings.HasPrefix(line, want) {
-		t.Errorf("worker --workers 1: %q, %v; want it to start %q", line, err, want)
-	}
+	w := startWorker(t, []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, "--workers", "1")
+	const want = "nqueens: worker working 1 job at once on sqlite "
+	eventually.True(t, time.Minute, func() string {
+		if out := w.stdout.String(); !strings.HasPrefix(out, want) {
+			return fmt.Sprintf("worker --workers 1: %q; want it to start %q", out, want)
+		}
+		return ""
+	})
+	w.stop(t)
 }

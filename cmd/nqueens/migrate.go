@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
-	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/internal/service"
 )
 
 const migrateSynopsis = "up|down|version [--all] [--database-url URL] [--sqlite-path FILE]"
@@ -26,14 +25,14 @@ const migrateSynopsis = "up|down|version [--all] [--database-url URL] [--sqlite-
 // of River, the job system, whose tables live beside the store's; down
 // reverts the store's last one, or with --all every one of both (the data
 // and the jobs go with the tables); version only prints.
-func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+func runMigrate(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("migrate")
 	all := fs.Bool("all", false, "with down: revert every migration, dropping all tables and data")
 	dbFlags := addDatabaseFlags(fs)
-	if err := setFromEnv(fs); err != nil {
+	if err := setFromEnv(fs, c.lookupEnv); err != nil {
 		return err
 	}
-	pos, err := parseArgs(fs, migrateSynopsis+"\n\n"+databaseEnvUsage, args, stdout)
+	pos, err := parseArgs(fs, migrateSynopsis+"\n\n"+databaseEnvUsage, args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -43,49 +42,19 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(pos) != 1 || (pos[0] != "up" && pos[0] != "down" && pos[0] != "version") {
 		return usagef("want one of up, down, version; got %q", pos)
 	}
-	action := pos[0]
-	if *all && action != "down" {
-		return usagef("--all goes with down only")
+	migration := map[string]service.Migration{"up": service.MigrateUp, "down": service.MigrateDownOne, "version": service.ShowVersions}[pos[0]]
+	if *all {
+		if migration != service.MigrateDownOne {
+			return usagef("--all goes with down only")
+		}
+		migration = service.MigrateDownAll
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-
 	db := dbFlags.database()
-	m, err := db.migrator()
+	v, err := service.Migrate(ctx, db, migration)
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	river, closeRiver, err := openRiverSchema(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer closeRiver()
-	switch {
-	case action == "up":
-		err = errors.Join(m.Up(), river.up(ctx))
-	case action == "down" && *all:
-		err = errors.Join(river.down(ctx), m.Down(0))
-	case action == "down":
-		err = m.Down(1)
-	}
-	if err != nil {
-		return err
-	}
-	version, dirty, err := m.Version()
-	if err != nil {
-		return err
-	}
-	latest, err := migrations.Latest(db.dialect)
-	if err != nil {
-		return err
-	}
-	riverVersion, riverLatest, err := river.version(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "database %s\nversion %d\nlatest %d\ndirty %t\nriver_version %d\nriver_latest %d\n",
-		db, version, latest, dirty, riverVersion, riverLatest)
+	_, err = fmt.Fprintf(c.stdout, "database %s\nversion %d\nlatest %d\ndirty %t\nriver_version %d\nriver_latest %d\n",
+		db, v.Version, v.Latest, v.Dirty, v.RiverVersion, v.RiverLatest)
 	return err
 }

@@ -66,7 +66,7 @@ func checkMigrate(t *testing.T, env []string, d migrations.Dialect) {
 func TestMigrateSQLite(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	checkMigrate(t, []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + path}, migrations.SQLite)
+	checkMigrate(t, []string{"NQUEENS_SQLITE_PATH=" + path}, migrations.SQLite)
 }
 
 func TestMigratePostgres(t *testing.T) {
@@ -77,7 +77,7 @@ func TestMigratePostgres(t *testing.T) {
 
 func TestMigrateBadUsage(t *testing.T) {
 	t.Parallel()
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
 	for _, args := range [][]string{{"migrate"}, {"migrate", "sideways"}, {"migrate", "up", "down"}, {"migrate", "up", "--all"}, {"migrate", "--steps", "2"}} {
 		if r := nqueensEnv(t, env, args...); r.code != exitUsage || !strings.Contains(r.stderr, "nqueens migrate") {
 			t.Errorf("nqueens %s: exit %d, stderr %q; want a usage error", strings.Join(args, " "), r.code, r.stderr)

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres"
@@ -71,7 +70,7 @@ func (s *serving) postWithID(t *testing.T, id, body string) string {
 	return resp.Header.Get("X-Request-Id")
 }
 
-// TestServeMetricsAndLogs runs the real binary over each database with N=8
+// TestServeMetricsAndLogs runs serve over each database with N=8
 // stored beforehand and N=1..5 computed on start, JSON logs, and the
 // database chosen by flags: /metrics counts the operations by name and
 // outcome with their latencies, the page cache's hits, the store's calls,
@@ -93,11 +92,7 @@ func TestServeMetricsAndLogs(t *testing.T) {
 		}},
 		{"postgres", func(t *testing.T) ([]string, store.Store) {
 			u, _ := pgtest.Schema(t)
-			st, err := postgres.Open(context.Background(), postgres.Config{URL: u})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return []string{"--database-url", u}, st
+			return []string{"--database-url", u}, pgtest.Open(t, postgres.Config{URL: u})
 		}},
 	} {
 		t.Run(db.name, func(t *testing.T) {
@@ -110,15 +105,13 @@ func TestServeMetricsAndLogs(t *testing.T) {
 
 			// Wait for the boards of --precompute: 5 done besides N=8.
 			var m map[string]float64
-			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			eventually.True(t, time.Minute, func() string {
 				m = s.scrape(t)
-				if m[`nqueens_boards{state="done"}`] == 6 && m[`nqueens_river_jobs{kind="board",state="completed"}`] == 5 {
-					break
+				if m[`nqueens_boards{state="done"}`] != 6 || m[`nqueens_river_jobs{kind="board",state="completed"}`] != 5 {
+					return fmt.Sprintf("boards and jobs: %v\nstderr:\n%s", m, s.stderr.String())
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("boards and jobs after 60 s: %v\nstderr:\n%s", m, s.stderr.String())
-				}
-			}
+				return ""
+			})
 			// Solutions of N=1..5 and N=8: 1+0+0+2+10 and 92.
 			if m["nqueens_solutions_stored"] != 105 || m[`nqueens_boards{state="running"}`] != 0 || m["nqueens_database_up"] != 1 ||
 				m[`nqueens_river_jobs{kind="chunk",state="completed"}`] == 0 || m[`nqueens_river_jobs{kind="chunk",state="discarded"}`] != 0 {
@@ -175,7 +168,8 @@ func TestServeMetricsAndLogs(t *testing.T) {
 // little for it.
 func logLine(t *testing.T, s *serving, id string) map[string]any {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	var found map[string]any
+	eventually.True(t, 5*time.Second, func() string {
 		sc := bufio.NewScanner(strings.NewReader(s.stderr.String()))
 		for sc.Scan() {
 			var line map[string]any
@@ -183,12 +177,13 @@ func logLine(t *testing.T, s *serving, id string) map[string]any {
 				t.Fatalf("--log-format json wrote a line that is not JSON: %v: %s", err, sc.Text())
 			}
 			if line["msg"] == "request" && line["request_id"] == id {
-				return line
+				found = line
+				return ""
 			}
 		}
-	}
-	t.Fatalf("no request line with id %s; stderr:\n%s", id, s.stderr.String())
-	return nil
+		return "no request line with id " + id + "; stderr:\n" + s.stderr.String()
+	})
+	return found
 }
 
 // TestBadSettings: a bad value of a setting, given by flag or by
@@ -222,14 +217,9 @@ func TestBadSettings(t *testing.T) {
 		{[]string{"NQUEENS_LOG_FORMAT=yaml"}, []string{"worker"}, `NQUEENS_LOG_FORMAT="yaml"`},
 		{[]string{"NQUEENS_LOG_LEVEL=loud"}, []string{"precompute", "4"}, `NQUEENS_LOG_LEVEL="loud"`},
 	} {
-		cmd := exec.Command(binary, tt.args...)
-		cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)...)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(stderr.String(), tt.says) {
-			t.Errorf("%v with %v: %v, stderr %q; want exit 2 and %q", tt.args, tt.env, err, stderr.String(), tt.says)
+		r := nqueensEnv(t, append([]string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...), tt.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.says) {
+			t.Errorf("%v with %v: exit %d, stderr %q; want exit 2 and %q", tt.args, tt.env, r.code, r.stderr, tt.says)
 		}
 	}
 }

@@ -8,19 +8,19 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
-// These tests run the real binary against a database that is down: a
+// These tests run serve and worker against a database that is down: a
 // closed port, or a Postgres cluster of the test's own (pgtest.Cluster)
 // stopped and started under the running server. The shared test server
 // stays up for the other tests.
@@ -108,23 +108,6 @@ func unavailable(t *testing.T, s *serving, queries ...string) {
 	}
 }
 
-// eventually polls f every 100 ms until it returns "" and fails the test
-// with f's last words after timeout.
-func eventually(t *testing.T, timeout time.Duration, f func() string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		why := f()
-		if why == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, why)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // closedPort returns the address of a TCP port nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
@@ -138,7 +121,7 @@ func closedPort(t *testing.T) string {
 
 // TestWaitForDatabase: serve and worker started while their database is
 // unreachable (a closed port) stay up, say why at warn level, and exit 0
-// on SIGTERM while they wait. serve meanwhile answers /healthz, not
+// when stopped while they wait. serve meanwhile answers /healthz, not
 // /readyz, UNAVAILABLE to what needs the database and the rest as usual.
 func TestWaitForDatabase(t *testing.T) {
 	t.Parallel()
@@ -150,7 +133,7 @@ func TestWaitForDatabase(t *testing.T) {
 	s.healthy(t)
 	// Until the first attempt has failed, /readyz can only say "not
 	// connected yet"; then it says why.
-	eventually(t, 10*time.Second, func() string {
+	eventually.True(t, 10*time.Second, func() string {
 		r := s.readyz(t, token)
 		if r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") ||
 			!strings.Contains(r.Checks["database"], "connection refused") || r.Checks["workers"] == "ok" || r.Checks["migrations"] == "ok" {
@@ -164,7 +147,7 @@ func TestWaitForDatabase(t *testing.T) {
 	}
 	unavailable(t, s, `{ count(n: 8) { total } }`, `{ boards { n } }`, `{ solutions(n: 8, first: 2) { totalCount } }`)
 	for _, p := range []*serving{s, w} {
-		eventually(t, 10*time.Second, func() string {
+		eventually.True(t, 10*time.Second, func() string {
 			if logs := p.stderr.String(); !strings.Contains(logs, "level=WARN msg=\"the database is unreachable; retrying\"") || !strings.Contains(logs, "attempt=2") {
 				return "no second attempt logged:\n" + logs
 			}
@@ -181,7 +164,7 @@ func TestWaitForDatabase(t *testing.T) {
 func TestBadDatabaseAtStart(t *testing.T) {
 	t.Parallel()
 	dirty := filepath.Join(t.TempDir(), "dirty.db")
-	if r := nqueensEnv(t, []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + dirty}, "migrate", "up"); r.code != 0 {
+	if r := nqueensEnv(t, []string{"NQUEENS_SQLITE_PATH=" + dirty}, "migrate", "up"); r.code != 0 {
 		t.Fatalf("migrate up: %d %s", r.code, r.stderr)
 	}
 	if err := execSQLite(dirty, "UPDATE schema_migrations SET dirty = 1"); err != nil {
@@ -192,16 +175,15 @@ func TestBadDatabaseAtStart(t *testing.T) {
 		says []string
 	}{
 		{[]string{"DATABASE_URL=postgres://%zz"}, []string{"opening the database (postgres", "bad Postgres URL"}},
-		{[]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + dirty}, []string{"opening the database (sqlite", "Dirty database version"}},
+		{[]string{"NQUEENS_SQLITE_PATH=" + dirty}, []string{"opening the database (sqlite", "Dirty database version"}},
 	} {
-		cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
-		cmd.Env = append(os.Environ(), tt.env...)
-		out, err := cmd.CombinedOutput()
-		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != exitFailure {
-			t.Errorf("serve with %v: %v; want exit %d\n%s", tt.env, err, exitFailure, out)
+		r := nqueensEnv(t, tt.env, "serve", "--addr", "127.0.0.1:0")
+		out := r.stdout + r.stderr
+		if r.code != exitFailure {
+			t.Errorf("serve with %v: exit %d; want %d\n%s", tt.env, r.code, exitFailure, out)
 		}
 		for _, want := range tt.says {
-			if !strings.Contains(string(out), want) {
+			if !strings.Contains(out, want) {
 				t.Errorf("serve with %v says no %q:\n%s", tt.env, want, out)
 			}
 		}
@@ -214,7 +196,7 @@ func TestBadDatabaseAtStart(t *testing.T) {
 func TestReadyzSchema(t *testing.T) {
 	t.Parallel()
 	const token = "schema-token"
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "NQUEENS_ADMIN_TOKEN=" + token}
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "NQUEENS_ADMIN_TOKEN=" + token}
 	s := startServe(t, env, "--migrate=false")
 	if r := s.readyz(t, token); r.status != http.StatusServiceUnavailable || r.Checks["database"] != "ok" ||
 		!strings.HasPrefix(r.Checks["migrations"], "the schema is at version 0, this binary expects") || !strings.HasPrefix(r.Checks["workers"], "off: ") {
@@ -256,14 +238,14 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 
 	c.Start()
-	eventually(t, time.Minute, func() string {
+	eventually.True(t, time.Minute, func() string {
 		if r := s.readyz(t, ""); !r.Ready {
 			return fmt.Sprintf("/readyz after the cluster started: %+v", r)
 		}
 		return ""
 	})
 	total8 := strconv.FormatUint(ref[8].Total, 10)
-	eventually(t, time.Minute, func() string {
+	eventually.True(t, time.Minute, func() string {
 		if got := s.post(t, `{"query":"{ count(n: 8) { total source state } }"}`); !strings.Contains(got, `{"total":"`+total8+`","source":"STORE","state":"DONE"}`) {
 			return "N=8 (--precompute 1-8) is not done: " + got
 		}
@@ -279,8 +261,8 @@ func TestDatabaseOutage(t *testing.T) {
 	if got := s.postAs(t, token, `{"query":"mutation { precompute(n: 13) { n } }"}`); strings.Contains(got, `"errors"`) {
 		t.Fatalf("precompute(13): %s", got)
 	}
-	st := openPostgres(t, c.URL)
-	eventually(t, time.Minute, func() string {
+	st := pgtest.Open(t, postgres.Config{URL: c.URL})
+	eventually.True(t, time.Minute, func() string {
 		b, err := st.Board(context.Background(), 13)
 		if err != nil || b.ChunksDone == 0 {
 			return fmt.Sprintf("no chunk of N=13 done: %+v, %v", b, err)
@@ -289,15 +271,25 @@ func TestDatabaseOutage(t *testing.T) {
 		return ""
 	})
 	c.Stop()
-	unavailable(t, s, needDB...)
-	s.healthy(t)
-	if r := s.readyz(t, token); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") {
-		t.Errorf("/readyz with the cluster stopped: %d %+v", r.status, r)
+	// Throughout the outage, serve stays up and says what is missing.
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	outage := time.After(10 * time.Second)
+	for over := false; !over; {
+		unavailable(t, s, needDB...)
+		s.healthy(t)
+		if r := s.readyz(t, token); r.status != http.StatusServiceUnavailable || !strings.HasPrefix(r.Checks["database"], "unreachable: ") {
+			t.Errorf("/readyz with the cluster stopped: %d %+v", r.status, r)
+		}
+		select {
+		case <-tick.C:
+		case <-outage:
+			over = true
+		}
 	}
-	time.Sleep(10 * time.Second) // the outage, not an assertion
 
 	c.Start()
-	eventually(t, time.Minute, func() string {
+	eventually.True(t, time.Minute, func() string {
 		if got := s.post(t, `{"query":"{ boards { n } }"}`); strings.Contains(got, `"errors"`) {
 			return "boards after the cluster came back: " + got
 		}
@@ -313,7 +305,7 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Fatalf("precompute after the cluster came back: %s", got)
 	}
 	total9 := strconv.FormatUint(ref[9].Total, 10)
-	eventually(t, time.Minute, func() string {
+	eventually.True(t, time.Minute, func() string {
 		if got := s.post(t, `{"query":"{ count(n: 9) { total state } }"}`); !strings.Contains(got, `{"total":"`+total9+`","state":"DONE"}`) {
 			return "N=9 asked for after the outage is not done: " + got
 		}

@@ -1,145 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
-	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/boardtest"
-	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/server"
-	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/internal/eventually"
 )
-
-// openEngine opens a SQLite store in the test's directory and an engine
-// over it with storage limit storeMaxN, not started.
-func openEngine(t *testing.T, storeMaxN int) (*sqlite.Store, *jobs) {
-	t.Helper()
-	st, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	j, err := openJobs(t.Context(), st, true, precompute.Config{Workers: 2, StoreMaxN: storeMaxN, JobTimeout: time.Minute,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, j
-}
-
-// boardsStoring asks the API for the boards the store has a row for and
-// returns each one's state and storesSolutions.
-func boardsStoring(t *testing.T, api *apitest.Bundle) map[int]string {
-	t.Helper()
-	var data struct {
-		Boards []struct {
-			N               int
-			State           string
-			StoresSolutions bool
-		}
-	}
-	api.Query(t, `{ boards { n state storesSolutions } }`, nil, &data)
-	out := map[int]string{}
-	for _, b := range data.Boards {
-		if b.State != "UNKNOWN" {
-			out[b.N] = fmt.Sprintf("%s %t", b.State, b.StoresSolutions)
-		}
-	}
-	return out
-}
-
-// TestPendingBoardStoresSolutions: while boards wait for a worker, the API
-// says whether each will keep its solutions as its job was asked (the
-// storage limit, or storeSolutions), or, for a pending row without a job,
-// as the storage limit says; the store's row, without a plan, says false.
-// Once a worker has computed them, they are as the API said.
-func TestPendingBoardStoresSolutions(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	const limit = 10
-	st, j := openEngine(t, limit)
-	no, yes := false, true
-	for _, ask := range []struct {
-		n      int
-		stores *bool
-	}{{9, nil}, {8, &no}, {11, nil}, {8, &yes}} { // N=8 asked again: the first choice stands
-		if b, err := j.Precompute(ctx, ask.n, ask.stores); err != nil || b.State != store.Pending {
-			t.Fatalf("Precompute(%d): %+v, %v", ask.n, b, err)
-		}
-	}
-	if _, _, err := st.RequestBoard(ctx, 7); err != nil { // pending, and no job
-		t.Fatal(err)
-	}
-	if b, err := st.Board(ctx, 9); err != nil || b.StoresSolutions {
-		t.Fatalf("the store's row of pending N=9: %+v, %v; want StoresSolutions false (no plan yet)", b, err)
-	}
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, Plans: boardPlans{jobs: j, storeMaxN: limit}}})
-	want := map[int]string{7: "PENDING true", 8: "PENDING false", 9: "PENDING true", 11: "PENDING false"}
-	if got := boardsStoring(t, api); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("boards while pending: %v; want %v", got, want)
-	}
-	var one struct {
-		Board struct{ StoresSolutions bool }
-	}
-	if api.Query(t, `{ board(n: 9) { storesSolutions } }`, nil, &one); !one.Board.StoresSolutions {
-		t.Error("board(n: 9) while pending: storesSolutions false; its job keeps the solutions")
-	}
-
-	if _, err := j.Precompute(ctx, 7, nil); err != nil { // the worker plans boards with a job
-		t.Fatal(err)
-	}
-	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
-		t.Fatal(err)
-	}
-	defer j.Stop(context.Background())
-	done := boardtest.WaitFinished(t, st, time.Minute, 7, 8, 9, 11)
-	for n, said := range want {
-		if b := done[n]; b.State != store.Done || strings.TrimPrefix(said, "PENDING ") != strconv.FormatBool(b.StoresSolutions) {
-			t.Errorf("N=%d: %s, stores solutions %t; the API said %q while it was pending", n, b.State, b.StoresSolutions, said)
-		}
-	}
-}
-
-// TestPrecomputeRange: the range of the precompute mutation's n, as the
-// schema documents it, is the range the resolver and the engine take.
-func TestPrecomputeRange(t *testing.T) {
-	t.Parallel()
-	doc := graph.NewExecutableSchema(graph.Config{}).Schema().Mutation.Fields.ForName("precompute").Arguments.ForName("n").Description
-	m := regexp.MustCompile(`\b1 to (\d+)\b`).FindStringSubmatch(doc)
-	if m == nil || m[1] != strconv.Itoa(precompute.MaxN) || graph.PrecomputeMaxN != precompute.MaxN {
-		t.Fatalf("precompute(n) is documented as %q, graph takes 1 to %d, the engine 1 to %d", doc, graph.PrecomputeMaxN, precompute.MaxN)
-	}
-	_, j := openEngine(t, 10) // never started: N=27 is asked for, not computed
-	const token = "range-token"
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Precompute: j, AdminToken: token}})
-	for _, n := range []int{0, 1, precompute.MaxN, precompute.MaxN + 1, 32} {
-		r := api.Post(t, apitest.Request{Query: fmt.Sprintf(`mutation { precompute(n: %d) { n state } }`, n)}, "Authorization", "Bearer "+token)
-		inRange := n >= 1 && n <= precompute.MaxN
-		switch {
-		case inRange && (r.Code() != "" || !strings.Contains(string(r.Data), `"state":"PENDING"`)):
-			t.Errorf("precompute(n: %d): %s; want it asked for", n, r.Raw)
-		case !inRange && (r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "from 1 to "+strconv.Itoa(precompute.MaxN))):
-			t.Errorf("precompute(n: %d): %s; want BAD_USER_INPUT saying 1 to %d", n, r.Raw, precompute.MaxN)
-		}
-	}
-	// What the engine refuses (EINVALID) reaches the client as it says it.
-	r := api.Post(t, apitest.Request{Query: `mutation { precompute(n: 12, storeSolutions: true) { n } }`}, "Authorization", "Bearer "+token)
-	if r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "storage limit") {
-		t.Errorf("precompute(n: 12, storeSolutions: true) above a storage limit of 10: %s; want BAD_USER_INPUT about the storage limit", r.Raw)
-	}
-}
 
 // TestPrecomputeMutationStoresSolutions asks serve for boards with the
 // mutation: each answer says whether the board will keep its solutions,
@@ -148,7 +18,7 @@ func TestPrecomputeRange(t *testing.T) {
 func TestPrecomputeMutationStoresSolutions(t *testing.T) {
 	t.Parallel()
 	const token = "plans-token"
-	s := startServe(t, []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"),
+	s := startServe(t, []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"),
 		"NQUEENS_ADMIN_TOKEN=" + token, "NQUEENS_STORE_MAX_N=10"})
 	said := map[int]bool{}
 	for _, ask := range []struct {
@@ -170,7 +40,7 @@ func TestPrecomputeMutationStoresSolutions(t *testing.T) {
 		}
 		said[ask.n] = ask.stores
 	}
-	eventually(t, time.Minute, func() string {
+	eventually.True(t, time.Minute, func() string {
 		body := s.post(t, `{"query":"{ boards(state: DONE) { n storesSolutions } }"}`)
 		for n, stores := range said {
 			if !strings.Contains(body, fmt.Sprintf(`{"n":%d,"storesSolutions":%t}`, n, stores)) {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net"
-	"net/url"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -17,16 +15,17 @@ import (
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/metrics"
+	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/internal/storemetrics"
-	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/web"
 )
 
 const serveSynopsis = "[--addr HOST:PORT] [--max-page-size K] [--request-timeout D] [--cors-origins LIST] …"
+
+// metricsDatabaseTimeout bounds the database reads of one /metrics scrape.
+const metricsDatabaseTimeout = 2 * time.Second
 
 // serveEnv are the environment twins of serve's own flags (settings.go).
 var serveEnv = []envFlag{
@@ -72,7 +71,7 @@ var serveEnv = []envFlag{
 //
 // Boards the store holds DONE with their solutions page from the store;
 // every other board pages from the solver, with the same cursors.
-func runServe(ctx context.Context, args []string, stdout io.Writer) error {
+func runServe(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("serve")
 	addr := fs.String("addr", defaultAddr, "listen on `HOST:PORT` ($NQUEENS_ADDR)")
 	maxPage := fs.Int("max-page-size", 1000, "largest first/last a page may ask for ($NQUEENS_MAX_PAGE_SIZE)")
@@ -108,10 +107,10 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
-	if err := setFromEnv(fs); err != nil {
+	if err := setFromEnv(fs, c.lookupEnv); err != nil {
 		return err
 	}
-	pos, err := parseArgs(fs, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.", args, stdout)
+	pos, err := parseArgs(fs, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.", args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -192,7 +191,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 
-	logger := logFlags.logger(os.Stderr)
+	logger := logFlags.logger(c.stderr)
 	// A server's heap is small (tens of MB) and its garbage short-lived
 	// (a page is many small objects): collecting at 5× the live heap
 	// instead of Go's default 2× costs tens of MB and saves a fifth of the
@@ -210,10 +209,11 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 
 	// The store: Postgres or the SQLite file, migrated unless told not to.
 	db := dbFlags.database()
-	// It comes up in the background, workers and all (startup.go): the
-	// server answers at once, UNAVAILABLE for what needs the database
+	// It comes up in the background, workers and all (internal/service):
+	// the server answers at once, UNAVAILABLE for what needs the database
 	// until it is reachable, and /readyz says when it is.
-	up := newStartup(db, *migrate, workerFlags, logger)
+	up := service.NewStartup(service.Config{Database: db, Migrate: *migrate, Workers: workerFlags.config(logger),
+		Precompute: workerFlags.precompute, Logger: logger})
 	defer up.Close()
 	// The metrics at /metrics (internal/metrics): the API's store calls
 	// are timed, the database's boards and jobs read at each scrape.
@@ -264,8 +264,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		cfg.Graph.CountMaxN = -1 // 0 on the command line: never count on the spot
 	}
 
-	// The precompute workers, over the same database (workers.go): they
-	// fill the store, the precompute mutation asks them for boards, and
+	// The precompute workers, over the same database: they fill the store, the precompute mutation asks them for boards, and
 	// River UI shows their jobs at /riverui.
 	cfg.Graph.Precompute = up
 
@@ -274,14 +273,14 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	up.Mount(srv, cfg.Graph.AdminToken) // /readyz and /riverui
-	m.WatchDatabase(up.Store(), serveJobCounter{up}, metricsDatabaseTimeout, logger)
+	m.WatchDatabase(up.Store(), up, metricsDatabaseTimeout, logger)
 	// No token for the metrics: operators keep them on their network.
 	srv.Handle("GET /metrics", m.Handler())
 	srv.Handle("/", web.Handler()) // the board viewer
 
 	hs := srv.HTTPServer()
-	fmt.Fprintf(stdout, "nqueens: serving GraphQL on http://%s/graphql (playground: /playground)\n", ln.Addr())
-	if f, ok := stdout.(interface{ Sync() error }); ok {
+	fmt.Fprintf(c.stdout, "nqueens: serving GraphQL on http://%s/graphql (playground: /playground)\n", ln.Addr())
+	if f, ok := c.stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", *migrate,
@@ -306,52 +305,4 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger.Info("stopped")
 	return nil
-}
-
-// openStore opens the store over db for serve, applying the migrations
-// not applied yet unless skipMigrations.
-func openStore(ctx context.Context, db database, skipMigrations bool) (store.Store, error) {
-	if db.dialect == migrations.Postgres {
-		s, err := postgres.Open(ctx, postgres.Config{URL: genericPlans(db.url), SkipMigrations: skipMigrations})
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return s, nil
-	}
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: db.path, SkipMigrations: skipMigrations})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// genericPlans sets plan_cache_mode=force_generic_plan on the connections
-// of a Postgres URL (or key=value string) that does not set it already.
-//
-// The store's queries are prepared once per connection and run with new
-// cursors each time. Left to itself ("auto"), Postgres plans a page query
-// anew at every execution: its generic plan (placement > $2 of an unknown
-// $2) looks costlier than the custom ones, so it never switches, and the
-// planning costs more than the index scan it plans. The generic plan is
-// the same index scan. Measured with pgbench on N=16 (docs/PERFORMANCE.md,
-// "GraphQL API"): a third more pages per second from the same CPU.
-func genericPlans(dsn string) string {
-	const param = "plan_cache_mode"
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return dsn // Open reports it
-		}
-		q := u.Query()
-		if q.Has(param) {
-			return dsn
-		}
-		q.Set(param, "force_generic_plan")
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	if strings.Contains(dsn, param) {
-		return dsn
-	}
-	return strings.TrimSpace(dsn) + " " + param + "=force_generic_plan"
 }

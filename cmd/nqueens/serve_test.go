@@ -1,24 +1,19 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -28,75 +23,52 @@ import (
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
-// serving is a running "nqueens serve" process.
-type serving struct {
-	cmd    *exec.Cmd
-	url    string // the GraphQL endpoint
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startServe starts the real binary with env and args on a free port and
+// startServe runs serve in-process with env and args on a free port and
 // waits until it serves with its database open (the database is waited
 // for in the background: see launchServe).
 func startServe(t *testing.T, env []string, args ...string) *serving {
 	t.Helper()
 	s := launchServe(t, env, args...)
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(s.stderr.String(), `"database open"`); { // its log, text or JSON
-		if time.Now().After(deadline) {
-			t.Fatalf("the database is not open after a minute; stderr:\n%s", s.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.waitFor(t, time.Minute, `"database open"`) // its log, text or JSON
 	return s
 }
 
-// launchServe starts the real binary with env and args on a free port and
+// launchServe runs serve in-process with env and args on a free port and
 // waits for the line that says where it serves, which comes before its
 // database is open.
 func launchServe(t *testing.T, env []string, args ...string) *serving {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	// No boards asked for on start (serve's default computes N=1..15)
-	// unless env says otherwise.
-	cmd.Env = append(append(os.Environ(), "NQUEENS_PRECOMPUTE=none"), env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &serving{cmd: cmd, stderr: &syncBuffer{}}
-	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the address: %v; stderr:\n%s", err, s.stderr.String())
-	}
-	i := strings.Index(line, "http://")
-	if i < 0 {
-		t.Fatalf("first line %q has no address", line)
-	}
-	s.url = strings.Fields(line[i:])[0]
-	go io.Copy(io.Discard, stdout)
+	s := background(t, noPrecompute(env), serveArgs(args)...)
+	s.waitServing(t)
 	return s
+}
+
+// serveArgs are serve's arguments on a free port, then args.
+func serveArgs(args []string) []string {
+	return append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)
+}
+
+// noPrecompute is env after NQUEENS_PRECOMPUTE=none: no boards asked for
+// on start (serve's default computes N=1..15) unless env says otherwise.
+func noPrecompute(env []string) []string {
+	return append([]string{"NQUEENS_PRECOMPUTE=none"}, env...)
+}
+
+// waitServing waits for serve's first line, which says where it serves,
+// and keeps the address.
+func (s *serving) waitServing(t *testing.T) {
+	t.Helper()
+	eventually.True(t, time.Minute, func() string {
+		line, _, _ := strings.Cut(s.stdout.String(), "\n")
+		if i := strings.Index(line, "http://"); i >= 0 {
+			s.url = strings.Fields(line[i:])[0]
+			return ""
+		}
+		if s.exited() {
+			t.Fatalf("exited %d before serving; stderr:\n%s", s.code, s.stderr.String())
+		}
+		return "no address on stdout: " + s.stdout.String()
+	})
 }
 
 func (s *serving) post(t *testing.T, q string) string {
@@ -110,30 +82,8 @@ func (s *serving) post(t *testing.T, q string) string {
 	return string(b)
 }
 
-// stop sends SIGTERM: the server must shut down gracefully and exit 0.
-func (s *serving) stop(t *testing.T) {
-	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("after SIGTERM: %v; stderr:\n%s", err, s.stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("no exit 15s after SIGTERM; stderr:\n%s", s.stderr.String())
-	}
-	if !strings.Contains(s.stderr.String(), "stopped") {
-		t.Errorf("stderr lacks the shutdown log:\n%s", s.stderr.String())
-	}
-}
-
-// TestServe starts the real binary over each database the environment
-// can select, with N=8 stored beforehand through the store, asks it
-// queries over HTTP and stops it with SIGTERM. N=8 pages from the store,
+// TestServe starts serve over each database the environment can select, with N=8 stored beforehand through the store, asks it
+// queries over HTTP and stops it. N=8 pages from the store,
 // other boards from the solver.
 func TestServe(t *testing.T) {
 	t.Parallel()
@@ -147,15 +97,11 @@ func TestServe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + path}, st
+			return []string{"NQUEENS_SQLITE_PATH=" + path}, st
 		}},
 		{"postgres", func(t *testing.T) ([]string, store.Store) {
 			u, _ := pgtest.Schema(t)
-			st, err := postgres.Open(context.Background(), postgres.Config{URL: u})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return []string{"DATABASE_URL=" + u}, st
+			return []string{"DATABASE_URL=" + u}, pgtest.Open(t, postgres.Config{URL: u})
 		}},
 	} {
 		t.Run(db.name, func(t *testing.T) {
@@ -195,7 +141,7 @@ func TestServe(t *testing.T) {
 // operations cap by flag.
 func TestServeWebsocketLimits(t *testing.T) {
 	t.Parallel()
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"),
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"),
 		"NQUEENS_WS_INIT_TIMEOUT=300ms", "NQUEENS_WS_MAX_CONNECTIONS=1"}
 	s := startServe(t, env, "--ws-max-subscriptions", "1")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -216,14 +162,12 @@ func TestServeWebsocketLimits(t *testing.T) {
 	}
 
 	var c *websocket.Conn
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, _, err = dial(); err == nil {
-			break
+	eventually.True(t, 10*time.Second, func() string {
+		if c, _, err = dial(); err != nil {
+			return fmt.Sprintf("no websocket accepted once the silent one closed: %v", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no websocket accepted once the silent one closed: %v", err)
-		}
-	}
+		return ""
+	})
 	defer c.CloseNow()
 	if other, resp, err := dial(); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 		if other != nil {
@@ -265,7 +209,7 @@ func TestServeMigrations(t *testing.T) {
 		{[]string{"--migrate=false"}, nil, false},
 		{nil, []string{"NQUEENS_MIGRATE=false"}, false},
 	} {
-		env := append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "NQUEENS_PRECOMPUTE=none"}, tt.env...)
+		env := append([]string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)
 		startServe(t, env, tt.args...).stop(t)
 		r := nqueensEnv(t, env, "migrate", "version")
 		if migrated := !strings.Contains(r.stdout, "version 0\n"); r.code != 0 || migrated != tt.migrated {
@@ -293,29 +237,9 @@ func TestServeBadSettings(t *testing.T) {
 		// that cannot be used is not.
 		{[]string{"DATABASE_URL=postgres://%zz"}, []string{"--addr", "127.0.0.1:0"}, "opening the database (postgres"},
 	} {
-		cmd := exec.Command(binary, append([]string{"serve"}, tt.args...)...)
-		cmd.Env = append(os.Environ(), append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || !strings.Contains(stderr.String(), tt.says) {
-			t.Errorf("serve %v with %v: %v, stderr %q; want a failure naming %s", tt.args, tt.env, err, stderr.String(), tt.says)
-		}
-	}
-}
-
-func TestGenericPlans(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ in, want string }{
-		{"postgres://u@h:5432/db?sslmode=disable", "postgres://u@h:5432/db?plan_cache_mode=force_generic_plan&sslmode=disable"},
-		{"postgresql://u@h/db", "postgresql://u@h/db?plan_cache_mode=force_generic_plan"},
-		{"postgres://u@h/db?plan_cache_mode=auto", "postgres://u@h/db?plan_cache_mode=auto"},
-		{"host=h user=u dbname=db", "host=h user=u dbname=db plan_cache_mode=force_generic_plan"},
-		{"host=h plan_cache_mode=auto", "host=h plan_cache_mode=auto"},
-	} {
-		if got := genericPlans(tt.in); got != tt.want {
-			t.Errorf("genericPlans(%q) = %q, want %q", tt.in, got, tt.want)
+		r := nqueensEnv(t, append([]string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...), append([]string{"serve"}, tt.args...)...)
+		if r.code == exitOK || !strings.Contains(r.stderr, tt.says) {
+			t.Errorf("serve %v with %v: exit %d, stderr %q; want a failure naming %s", tt.args, tt.env, r.code, r.stderr, tt.says)
 		}
 	}
 }

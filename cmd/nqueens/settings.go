@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 )
@@ -33,15 +32,15 @@ func envTwins() []envFlag {
 	return slices.Concat(commonEnv, serveEnv, workerEnv, healthcheckEnv, []envFlag{{"wait", envWait}})
 }
 
-// setFromEnv sets the flags of fs that have a twin in the environment,
-// before the command line is parsed. A bad value is a usage error that
-// names the variable.
-func setFromEnv(fs *flag.FlagSet) error {
+// setFromEnv sets the flags of fs that have a twin in the environment
+// (lookupEnv), before the command line is parsed. A bad value is a usage
+// error that names the variable.
+func setFromEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	for _, f := range envTwins() {
 		if fs.Lookup(f.name) == nil {
 			continue
 		}
-		if v, ok := os.LookupEnv(f.env); ok {
+		if v, ok := lookupEnv(f.env); ok {
 			if err := fs.Set(f.name, v); err != nil {
 				return usagef("%s=%q: %v", f.env, v, err)
 			}

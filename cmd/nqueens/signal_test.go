@@ -9,21 +9,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
-// TestServeStopMidBoard sends SIGTERM to serve while its workers compute
-// N=13: it exits 0, its running chunks committed or rolled back, and
-// another serve process started later finishes the board, with the right
-// counts, the solver's solutions each stored once, and one completed job
-// per chunk.
+// TestServeStopMidBoard sends SIGTERM to a serve process (the real
+// binary) while its workers compute N=13: it exits 0, its running chunks
+// committed or rolled back, and another serve started later finishes the
+// board, with the right counts, the solver's solutions each stored once,
+// and one completed job per chunk.
 func TestServeStopMidBoard(t *testing.T) {
 	t.Parallel()
 	u, _ := pgtest.Schema(t)
 	env := []string{"DATABASE_URL=" + u, "NQUEENS_PRECOMPUTE=13"}
-	first := startServe(t, env, "--workers", "1")
-	st := openPostgres(t, u)
+	first := spawn(t, noPrecompute(env), serveArgs([]string{"--workers", "1"})...)
+	first.waitServing(t)
+	first.waitFor(t, time.Minute, `"database open"`)
+	st := pgtest.Open(t, postgres.Config{URL: u})
 	interruptMidBoard(t, st, 13, first, "SIGTERM", func() { first.stop(t) }) // exit 0 within its shutdown time
 
 	second := startServe(t, env, "--workers", "1")
@@ -31,12 +35,12 @@ func TestServeStopMidBoard(t *testing.T) {
 	second.stop(t)
 }
 
-// TestServeFinishesRequestInFlight sends SIGTERM while serve computes an
+// TestServeFinishesRequestInFlight stops serve while it computes an
 // answer (N=16 counted on the spot, about a second of both cores): the
 // answer still comes, complete, and then serve exits 0.
 func TestServeFinishesRequestInFlight(t *testing.T) {
 	t.Parallel()
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
 	s := startServe(t, env, "--count-max-n", "16", "--request-timeout", "2m", "--shutdown-timeout", "2m")
 	answer := make(chan string, 1)
 	go func() {
@@ -49,11 +53,19 @@ func TestServeFinishesRequestInFlight(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		answer <- fmt.Sprintf("%d %s", resp.StatusCode, b)
 	}()
-	time.Sleep(300 * time.Millisecond) // the request is in, its count far from done
+	// The request is in once it has asked the store for the board (which
+	// has no counts): its count, on the spot, comes after.
+	const lookedUp = `nqueens_store_query_duration_seconds_count{method="Board"}`
+	eventually.True(t, time.Minute, func() string {
+		if n := s.scrape(t)[lookedUp]; n < 1 {
+			return fmt.Sprintf("%s is %v: the request has not reached the store", lookedUp, n)
+		}
+		return ""
+	})
 	s.stop(t)
 	ref := oeis.MustLoad(t)[16]
 	want := fmt.Sprintf(`200 {"data":{"count":{"total":"%d","unique":"%d"}}}`, ref.Total, ref.Unique)
 	if got := <-answer; got != want {
-		t.Errorf("the request in flight at SIGTERM got\n%s\nwant\n%s", got, want)
+		t.Errorf("the request in flight when serve was stopped got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"iter"
 	"slices"
 	"strconv"
@@ -35,13 +34,13 @@ const (
 // line between solutions.
 var formats = []string{"placement", "rows", "matrix", "chess"}
 
-func runSolve(ctx context.Context, args []string, stdout io.Writer) error {
+func runSolve(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("solve")
 	all := fs.Bool("all", false, "list every solution in lexicographic order (N up to "+strconv.Itoa(maxSearchN)+")")
 	limit := fs.Int("limit", 0, "list the first `K` solutions in lexicographic order (N up to "+strconv.Itoa(maxSearchN)+")")
 	unique := fs.Bool("unique", false, "list only canonical solutions, one per symmetry class; alone it means --limit 1")
 	format := fs.String("format", "placement", "`FORMAT` of the output: "+strings.Join(formats, ", "))
-	pos, err := parseArgs(fs, solveSynopsis, args, stdout)
+	pos, err := parseArgs(fs, solveSynopsis, args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -76,7 +75,7 @@ func runSolve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	w := bufio.NewWriterSize(stdout, 64<<10)
+	w := bufio.NewWriterSize(c.stdout, 64<<10)
 	if enumerate {
 		seq := solver.All(n)
 		if *unique {

@@ -23,10 +23,10 @@ const versionSynopsis = "[--json]"
 //
 // time is left out when unknown. --json prints the same fields as one
 // JSON object.
-func runVersion(_ context.Context, args []string, stdout io.Writer) error {
+func runVersion(_ context.Context, args []string, c console) error {
 	fs := newFlagSet("version")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of key/value lines")
-	pos, err := parseArgs(fs, versionSynopsis, args, stdout)
+	pos, err := parseArgs(fs, versionSynopsis, args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -38,7 +38,7 @@ func runVersion(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	info := buildinfo.Read()
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(info)
+		return json.NewEncoder(c.stdout).Encode(info)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "version %s\nrevision %s\n", info.Version, info.Revision)
@@ -46,6 +46,6 @@ func runVersion(_ context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(&b, "time %s\n", info.Time)
 	}
 	fmt.Fprintf(&b, "modified %t\ngo %s\n", info.Modified, info.GoVersion)
-	_, err = io.WriteString(stdout, b.String())
+	_, err = io.WriteString(c.stdout, b.String())
 	return err
 }

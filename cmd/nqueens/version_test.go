@@ -13,11 +13,20 @@ import (
 )
 
 // TestVersion: `nqueens version` says what `go version -m` reads from the
-// binary, as key/value lines and as JSON.
+// real binary, as key/value lines and as JSON.
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	kv := keyValues(t, ok(t, "version"))
-	out, err := exec.Command("go", "version", "-m", binary).Output()
+	bin := realBinary(t)
+	version := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{"version"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("nqueens version %v: %v", args, err)
+		}
+		return string(out)
+	}
+	kv := keyValues(t, version())
+	out, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +47,7 @@ func TestVersion(t *testing.T) {
 		}
 	}
 	var info buildinfo.Info
-	if err := json.Unmarshal([]byte(ok(t, "version", "--json")), &info); err != nil ||
+	if err := json.Unmarshal([]byte(version("--json")), &info); err != nil ||
 		info.Version != kv["version"] || info.Revision != kv["revision"] || info.GoVersion != kv["go"] {
 		t.Errorf("version --json: %+v, %v; want the fields of %v", info, err, kv)
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"strings"
+
+	"github.com/nqueens/nqueens/internal/progress"
+	"github.com/nqueens/nqueens/internal/service"
 )
 
 const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] [--migrate=false] [--log-level L] [--log-format F] …"
@@ -18,16 +19,16 @@ const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--res
 // it stops taking jobs, lets the running chunks commit (or, past
 // --shutdown-timeout, cancels them: they roll back and run again later,
 // here or elsewhere), and exits 0.
-func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
+func runWorker(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("worker")
 	s := addWorkerFlags(fs, false)
 	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema alone and stops if it is not at this binary's version ($NQUEENS_MIGRATE)")
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
-	if err := setFromEnv(fs); err != nil {
+	if err := setFromEnv(fs, c.lookupEnv); err != nil {
 		return err
 	}
-	pos, err := parseArgs(fs, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".", args, stdout)
+	pos, err := parseArgs(fs, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".", args, c.stdout)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -41,11 +42,11 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	logger := logFlags.logger(os.Stderr)
+	logger := logFlags.logger(c.stderr)
 	db := dbFlags.database()
-	// An unreachable database is waited for (startup.go); a signal
-	// meanwhile ends the worker as cleanly as one later.
-	st, j, err := s.startWhenReachable(ctx, db, *migrate, logger)
+	// An unreachable database is waited for; a signal meanwhile ends the
+	// worker as cleanly as one later.
+	st, j, err := service.StartWhenReachable(ctx, db, *migrate, s.config(logger))
 	if err != nil {
 		if ctx.Err() != nil {
 			logger.Info("stopped before the database was reachable")
@@ -54,12 +55,12 @@ func runWorker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(stdout, "nqueens: worker working %s at once on %s\n", plural(s.workers, "job"), db)
+	fmt.Fprintf(c.stdout, "nqueens: worker working %s at once on %s\n", progress.Plural(s.workers, "job"), db)
 	logger.Info("worker started", "database", db.String(), "workers", s.workers, "store_max_n", s.storeMaxN)
 
 	<-ctx.Done()
 	logger.Info("stopping: running chunks commit or roll back", "timeout", s.stopTimeout.String())
-	if err := s.stop(j); err != nil {
+	if err := j.Shutdown(); err != nil {
 		return err
 	}
 	logger.Info("stopped")

@@ -1,21 +1,14 @@
 package main
 
 import (
-	"context"
-	"crypto/subtle"
 	"flag"
-	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/store"
 )
 
 // The precompute workers' settings, shared by serve, worker and
@@ -94,13 +87,14 @@ func (s *workerSettings) check() error {
 		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), s.stopTimeout)
 	}
 	if s.precompute != "" {
-		if _, err := parseBoards(s.precompute); err != nil {
+		if _, err := service.ParseBoards(s.precompute); err != nil {
 			return usagef("%s: %v", setting("precompute"), err)
 		}
 	}
 	return nil
 }
 
+// config is the engine's configuration; its logger is logger.
 func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
 	return precompute.Config{
 		Workers:     s.workers,
@@ -110,178 +104,4 @@ func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
 		StopTimeout: s.stopTimeout,
 		Logger:      logger,
 	}
-}
-
-// open opens database db and an engine over it, not started. When
-// migrate, it applies the store's and River's migrations first; else the
-// schema must be at the version this binary expects already.
-func (s *workerSettings) open(ctx context.Context, db database, migrate bool, logger *slog.Logger) (st store.Store, j *jobs, err error) {
-	if st, err = openStore(ctx, db, !migrate); err != nil {
-		return nil, nil, fmt.Errorf("opening the database (%s): %w", db, err)
-	}
-	if j, err = openJobs(ctx, st, migrate, s.config(logger)); err == nil && !migrate {
-		if err = checkSchema(ctx, st, db.dialect, j.schema); err != nil {
-			err = fmt.Errorf("--migrate=false: %w", err)
-		}
-	}
-	if err != nil {
-		err = outageOr(ctx, st, err) // startup.go: retried like the opening
-		st.Close()
-		return nil, nil, err
-	}
-	return st, j, nil
-}
-
-// stop stops the workers: the engine cancels the chunks still running
-// after --shutdown-timeout, and a little more lets their rollbacks and
-// River's bookkeeping finish.
-func (s *workerSettings) stop(j *jobs) error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.stopTimeout+10*time.Second)
-	defer cancel()
-	if err := j.Stop(ctx); err != nil {
-		return fmt.Errorf("stopping the workers: %w", err)
-	}
-	return nil
-}
-
-// serveWorkers are serve's workers: the engine, started, and the River UI.
-type serveWorkers struct {
-	jobs   *jobs        // nil when the workers are off
-	schema *riverSchema // River's tables, which /readyz checks even then
-	logger *slog.Logger
-	cancel context.CancelFunc // ends the River UI's background work
-}
-
-// startWorkers starts the workers of serve over st (applying River's
-// migrations when migrate, as serve applies the store's), then asks for
-// the boards of --precompute in the background (the done ones are
-// skipped). Told not to migrate, over a database without River's tables
-// (or with older ones), it leaves the workers off: the precompute
-// mutation then answers UNAVAILABLE. Stop them with Stop, after the HTTP
-// server has shut down.
-func startWorkers(ctx context.Context, st store.Store, s *workerSettings, migrate bool, logger *slog.Logger) (*serveWorkers, error) {
-	j, err := openJobs(ctx, st, migrate, s.config(logger))
-	if err != nil {
-		return nil, err
-	}
-	w := &serveWorkers{logger: logger, schema: j.schema}
-	if !migrate {
-		if ok, err := j.schemaUpToDate(ctx); err != nil || !ok {
-			logger.Warn("River's tables are missing or out of date; the precompute workers are off until `nqueens migrate up`", "err", err)
-			return w, nil
-		}
-	}
-	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
-		return nil, err
-	}
-	w.jobs = j
-	ns, _ := parseBoards(s.precompute) // checked by check
-	if len(ns) > 0 {
-		go func() {
-			for _, n := range ns {
-				if _, err := j.Precompute(ctx, n, nil); err != nil {
-					if ctx.Err() != nil {
-						return // shutting down
-					}
-					logger.Error("asking for a board on start", "n", n, "err", err)
-				}
-			}
-			logger.Info("asked for the boards of --precompute", "boards", s.precompute)
-		}()
-	}
-	return w, nil
-}
-
-// Precomputer is the engine as the precompute mutation sees it; nil when
-// the workers are off.
-func (w *serveWorkers) Precomputer() graph.Precomputer {
-	if w.jobs == nil {
-		return nil
-	}
-	return w.jobs
-}
-
-// riverUI starts River's web UI, to be served at /riverui/ (startup.go
-// mounts it for the admin only); nil when the workers are off.
-func (w *serveWorkers) riverUI(ctx context.Context) (http.Handler, error) {
-	if w.jobs == nil {
-		return nil, nil
-	}
-	ui, err := w.jobs.newUI("/riverui", w.logger)
-	if err != nil {
-		return nil, fmt.Errorf("starting River UI: %w", err)
-	}
-	uictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if err := ui.Start(uictx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("starting River UI: %w", err)
-	}
-	w.cancel = cancel
-	return ui, nil
-}
-
-// Stop stops the workers (running chunks commit, or roll back and run
-// again later, within the engine's stop timeout) and the River UI.
-func (w *serveWorkers) Stop() {
-	if w.cancel != nil {
-		w.cancel()
-	}
-	if w.jobs == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := w.jobs.Stop(ctx); err != nil {
-		w.logger.Error("stopping the workers", "err", err)
-	}
-}
-
-// adminOnly lets through requests that carry the admin token: as a bearer
-// token (Authorization: Bearer …), as API clients send it, or as the
-// password of HTTP basic authentication (any user name), which is how a
-// browser sends it after asking for it. Without a token nobody passes.
-// A browser sends basic credentials with requests that other sites make
-// it send too, so requests that change something (River UI cancels and
-// retries jobs) must come from a page of this server.
-func adminOnly(token string, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		if token == "" {
-			http.Error(w, "River UI is off: the server has no admin token (NQUEENS_ADMIN_TOKEN)", http.StatusForbidden)
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {
-			http.Error(w, "River UI takes changes from its own pages only", http.StatusForbidden)
-			return
-		}
-		given := bearerToken(r.Header.Get("Authorization"))
-		if _, password, ok := r.BasicAuth(); ok {
-			given = password
-		}
-		if subtle.ConstantTimeCompare([]byte(given), []byte(token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Basic realm="nqueens River UI (password: the admin token)"`)
-			http.Error(w, "River UI needs the admin token", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// sameOrigin reports whether a request comes from a page of this server:
-// its Origin header, when it has one, names this host.
-func sameOrigin(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return r.Header.Get("Sec-Fetch-Site") != "cross-site"
-	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host == r.Host
-}
-
-func bearerToken(header string) string {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(token)
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/internal/boardtest"
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres"
@@ -23,11 +21,11 @@ import (
 	"github.com/nqueens/nqueens/store/sqlite"
 )
 
-// These tests run the real binary: `precompute --wait` alone on SQLite,
-// a worker process killed with SIGKILL beside another that takes over its
-// jobs, and several worker processes with the API process, each on a
-// Postgres schema of its own. What the
-// processes wrote is read back through the store and River's job table.
+// These tests run `precompute --wait` alone on SQLite, a worker process
+// (the real binary) killed with SIGKILL beside another that takes over its
+// jobs, and several workers with the API server, each on a Postgres
+// schema of its own. What they wrote is read back through the store and
+// River's job table.
 
 // TestPrecomputeWaitSQLite computes boards with `precompute --wait` on the
 // embedded database, with no other process: stored boards up to the
@@ -35,7 +33,7 @@ import (
 func TestPrecomputeWaitSQLite(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + path, "NQUEENS_STORE_MAX_N=10"}
+	env := []string{"NQUEENS_SQLITE_PATH=" + path, "NQUEENS_STORE_MAX_N=10"}
 	r := nqueensEnv(t, env, "precompute", "1-9,10", "11", "--wait")
 	if r.code != 0 {
 		t.Fatalf("precompute --wait: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -92,7 +90,7 @@ func TestPrecomputeBadUsage(t *testing.T) {
 		{[]string{"NQUEENS_WORKERS=many"}, []string{"12"}, "NQUEENS_WORKERS"},
 		{[]string{"NQUEENS_PRECOMPUTE_WAIT=maybe"}, []string{"12"}, "NQUEENS_PRECOMPUTE_WAIT"},
 	} {
-		r := nqueensEnv(t, append([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "x.db")}, tt.env...),
+		r := nqueensEnv(t, append([]string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "x.db")}, tt.env...),
 			append([]string{"precompute"}, tt.args...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tt.says) {
 			t.Errorf("precompute %v with %v: exit %d, stderr %q; want exit 2 saying %q", tt.args, tt.env, r.code, r.stderr, tt.says)
@@ -103,36 +101,17 @@ func TestPrecomputeBadUsage(t *testing.T) {
 	}
 }
 
-// startWorker starts `nqueens worker` with env and args; it is killed
-// when the test ends if still running.
+// startWorker runs `nqueens worker` in-process with env and args until
+// the test stops it (or ends).
 func startWorker(t *testing.T, env []string, args ...string) *serving {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"worker"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	p := &serving{cmd: cmd, stderr: &syncBuffer{}}
-	cmd.Stdout, cmd.Stderr = io.Discard, p.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return p
-}
-
-// openPostgres opens the store over a test schema as the processes do.
-func openPostgres(t *testing.T, url string) *postgres.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), postgres.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return background(t, env, append([]string{"worker"}, args...)...)
 }
 
 // checkFinishedOnce waits for board n to finish and checks it as a
 // resumed board must be: counts equal to the reference, the solver's
 // solutions each stored once, and one completed job per chunk. It returns
-// how many worker processes completed chunks.
+// how many River clients (workers, serve) completed chunks.
 func checkFinishedOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
 	t.Helper()
 	board := boardtest.WaitFinished(t, st, 2*time.Minute, n)[n]
@@ -141,25 +120,23 @@ func checkFinishedOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
 	return checkChunksOnce(t, st, n)
 }
 
-// interruptMidBoard waits until process p has done some chunks of board n,
-// not all, then interrupts it, and checks that the board is still
-// unfinished afterwards: something is left for the next process to resume.
+// interruptMidBoard waits until p has done some chunks of board n, not
+// all, then interrupts it, and checks that the board is still unfinished
+// afterwards: something is left for the next one to resume.
 func interruptMidBoard(t *testing.T, st *postgres.Store, n int, p *serving, how string, interrupt func()) {
 	t.Helper()
 	var at store.Board
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+	eventually.True(t, time.Minute, func() string {
 		b, err := st.Board(context.Background(), n) // an error: not asked for yet
 		if err == nil && b.State == store.Done {
 			t.Fatalf("N=%d was done before the %s; stderr:\n%s", n, how, p.stderr.String())
 		}
-		if err == nil && b.ChunksDone > 0 {
-			at = b
-			break
+		if err != nil || b.ChunksDone == 0 {
+			return fmt.Sprintf("no chunk of N=%d done (%v); stderr:\n%s", n, err, p.stderr.String())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no chunk of N=%d done after a minute (%v); stderr:\n%s", n, err, p.stderr.String())
-		}
-	}
+		at = b
+		return ""
+	})
 	interrupt()
 	after, err := st.Board(context.Background(), n)
 	if err != nil {
@@ -173,8 +150,8 @@ func interruptMidBoard(t *testing.T, st *postgres.Store, n int, p *serving, how 
 
 // checkChunksOnce checks, in River's job table, that each chunk of board n
 // has exactly one job and that it completed, and that there is one per
-// chunk row, all of them done. It returns how many River clients (worker
-// processes) completed chunks.
+// chunk row, all of them done. It returns how many River clients
+// (workers, serve) completed chunks.
 func checkChunksOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
 	t.Helper()
 	ctx := context.Background()
@@ -233,19 +210,19 @@ func TestWorkerKilled(t *testing.T) {
 			if r := nqueensEnv(t, env, "migrate", "up"); r.code != 0 {
 				t.Fatalf("migrate up: exit %d, %s", r.code, r.stderr)
 			}
-			victim, survivor := startWorker(t, env), startWorker(t, env)
+			victim, survivor := spawn(t, env, "worker"), spawn(t, env, "worker")
 			victimID := workerID(t, victim)
 			if r := nqueensEnv(t, env, "precompute", strconv.Itoa(tt.n)); r.code != 0 {
 				t.Fatalf("precompute %d: exit %d, %s", tt.n, r.code, r.stderr)
 			}
-			st := openPostgres(t, u)
+			st := pgtest.Open(t, postgres.Config{URL: u})
 			var killed time.Time
 			interruptMidBoard(t, st, tt.n, victim, "kill", func() {
 				if err := victim.cmd.Process.Kill(); err != nil {
 					t.Fatal(err)
 				}
 				killed = time.Now()
-				victim.cmd.Wait()
+				<-victim.done
 			})
 			held := heldJobs(t, st, victimID)
 			if len(held) == 0 {
@@ -270,18 +247,21 @@ func TestWorkerKilled(t *testing.T) {
 	}
 }
 
-// workerID waits for worker process p to say its worker id (the River
+// workerID waits for worker p to say its worker id (the River
 // client id it fetches jobs under) in its log, and returns it.
 func workerID(t *testing.T, p *serving) string {
 	t.Helper()
 	re := regexp.MustCompile(`msg="working jobs" worker=(\S+)`)
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(p.stderr.String()); m != nil {
-			return m[1]
+	var id string
+	eventually.True(t, time.Minute, func() string {
+		m := re.FindStringSubmatch(p.stderr.String())
+		if m == nil {
+			return "the worker has not logged its id:\n" + p.stderr.String()
 		}
-	}
-	t.Fatalf("the worker did not log its id within a minute:\n%s", p.stderr.String())
-	return ""
+		id = m[1]
+		return ""
+	})
+	return id
 }
 
 // heldJobs returns the ids of the jobs River shows running under worker id.
@@ -328,10 +308,11 @@ func checkRescued(t *testing.T, st *postgres.Store, held []int64, killed string)
 	}
 }
 
-// TestWorkersAndServe runs two worker processes and the API process (serve
-// works jobs too) on one Postgres schema, asks for N=14 through the
+// TestWorkersAndServe runs two workers and the API server (serve works
+// jobs too) on one Postgres schema, asks for N=14 through the
 // GraphQL mutation, and checks that the three shared the chunks, each
 // chunk done once, with exact counts. River UI answers the admin only.
+// Each runs a River client of its own, as each process would.
 func TestWorkersAndServe(t *testing.T) {
 	t.Parallel()
 	u, _ := pgtest.Schema(t)
@@ -343,11 +324,11 @@ func TestWorkersAndServe(t *testing.T) {
 		t.Fatalf("precompute mutation: %s", body)
 	}
 
-	st := openPostgres(t, u)
+	st := pgtest.Open(t, postgres.Config{URL: u})
 	if clients := checkFinishedOnce(t, st, 14); clients < 2 {
-		t.Errorf("the chunks of N=14 were completed by %d process(es), want them shared", clients)
+		t.Errorf("the chunks of N=14 were completed by %d River client(s), want them shared", clients)
 	} else {
-		t.Logf("%d processes completed the chunks of N=14", clients)
+		t.Logf("%d River clients completed the chunks of N=14", clients)
 	}
 
 	ui := strings.TrimSuffix(api.url, "/graphql") + "/riverui/"

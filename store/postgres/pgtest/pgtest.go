@@ -1,7 +1,7 @@
 // Package pgtest gives tests a Postgres schema of their own on the test
-// server named by NQUEENS_TEST_DATABASE_URL. Without that variable the
-// tests skip, unless NQUEENS_REQUIRE_POSTGRES=1 (as .ci/run sets it) makes
-// that a failure.
+// server named by NQUEENS_TEST_DATABASE_URL, and the store over it.
+// Without that variable the tests skip, unless NQUEENS_REQUIRE_POSTGRES=1
+// (as .ci/run sets it) makes that a failure.
 package pgtest
 
 import (

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ func TestCountProgressDraw(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := &countProgress{out: &out, start: t0}
+	p := &Count{out: &out, start: t0}
 	p.draw(t0.Add(500 * time.Millisecond))
 	p.clear()
 	if out.Len() != 0 {
@@ -25,13 +25,13 @@ func TestCountProgressDraw(t *testing.T) {
 		t.Errorf("before a task is done: %q, want %q", got, want)
 	}
 	out.Reset()
-	p.update(25, 100)
+	p.Update(25, 100)
 	p.draw(t0.Add(2 * time.Second))
 	if got, want := out.String(), "\r\x1b[K[########......................] counting: 25/100 tasks, 2s, ETA 6s"; got != want {
 		t.Errorf("a quarter done: %q, want %q", got, want)
 	}
 	out.Reset()
-	p.update(1, 1)
+	p.Update(1, 1)
 	p.draw(t0.Add(3 * time.Second))
 	p.clear()
 	if got, want := out.String(), "\r\x1b[K[##############################] counting: 1/1 task, 3s, ETA 0s\r\x1b[K"; got != want {
@@ -48,7 +48,7 @@ func TestCountProgressOnlyOnTerminal(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if p := newCountProgress(w, time.Now()); p != nil {
+	if p := NewCount(w, time.Now()); p != nil {
 		t.Error("progress drawn on a pipe")
 	}
 }

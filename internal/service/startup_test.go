@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -35,7 +34,7 @@ func TestBackoff(t *testing.T) {
 func TestWhileUnreachable(t *testing.T) {
 	t.Parallel()
 	fast := backoff{first: time.Millisecond, max: 2 * time.Millisecond}
-	db := database{dialect: migrations.Postgres}
+	db := Database{URL: "postgres://postgres@127.0.0.1:1/nqueens"}
 	unreachable := store.Errorf(store.EUNAVAILABLE, "cannot connect to Postgres")
 	ctx := context.Background()
 
@@ -65,7 +64,7 @@ func TestWhileUnreachable(t *testing.T) {
 	}
 
 	calls = 0
-	sqlite := database{dialect: migrations.SQLite, path: "/nonexistent/nqueens.db"}
+	sqlite := Database{Path: "/nonexistent/nqueens.db"}
 	cannotOpen := store.Errorf(store.EUNAVAILABLE, "cannot open the database file")
 	err = whileUnreachable(ctx, sqlite, logger, fast, func(context.Context) error { calls++; return cannotOpen })
 	if !errors.Is(err, cannotOpen) || calls != 1 {

@@ -1,9 +1,15 @@
-package main
+// Package progress shows long work getting on: the boards of `nqueens
+// precompute --wait` (a bar on a terminal, plain lines that logs keep
+// otherwise) and the bar of `nqueens count` on a terminal; and writes the
+// counted things of their messages ("1 chunk", "3/11 boards").
+package progress
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +60,7 @@ func (v *progressView) start(boards []store.Board) {
 		if b.State == store.Failed {
 			v.staleFail[b.N] = true
 		}
-		v.println(describeBoard(b, true))
+		v.println(AskedFor(b, true))
 	}
 }
 
@@ -99,11 +105,11 @@ func (v *progressView) update(boards []store.Board) (finished bool, failed []str
 	if since := chunksDone - v.chunks0; planned == len(v.states) && since > 0 {
 		eta = time.Duration(float64(elapsed) * float64(chunksTotal-chunksDone) / float64(since)).Round(time.Second).String()
 	}
-	boardsDone := fraction(done, len(v.states), "board") + " done"
-	line := fmt.Sprintf("%s, %s, %.0f solutions/s, ETA %s", boardsDone, fraction(chunksDone, chunksTotal, "chunk"), rate, eta)
+	boardsDone := Fraction(done, len(v.states), "board") + " done"
+	line := fmt.Sprintf("%s, %s, %.0f solutions/s, ETA %s", boardsDone, Fraction(chunksDone, chunksTotal, "chunk"), rate, eta)
 	// What this run computed: the chunks of boards done before it began
 	// are not its own.
-	computed := plural(max(0, chunksDone-v.chunks0), "chunk") + " computed"
+	computed := Plural(max(0, chunksDone-v.chunks0), "chunk") + " computed"
 	switch {
 	case v.tty && finished:
 		fmt.Fprintf(v.out, "\r\x1b[K%s %s, %s in %s\n", bar(1, 30), boardsDone, computed, elapsed.Round(100*time.Millisecond))
@@ -143,11 +149,73 @@ func describeFinished(b store.Board) string {
 		return fmt.Sprintf("N=%d failed: %s", b.N, b.LastError)
 	}
 	return fmt.Sprintf("N=%d done: %s, %d unique, %s in %.1f s (%s)",
-		b.N, plural(b.Counts.Total, "solution"), b.Counts.Unique, plural(b.ChunksTotal, "chunk"), b.Duration.Seconds(), keeps(b))
+		b.N, Plural(b.Counts.Total, "solution"), b.Counts.Unique, Plural(b.ChunksTotal, "chunk"), b.Duration.Seconds(), keeps(b))
 }
 
 // bar draws fraction (0 to 1) as a bar of width cells.
 func bar(fraction float64, width int) string {
 	full := min(width, max(0, int(fraction*float64(width)+0.5)))
 	return "[" + strings.Repeat("#", full) + strings.Repeat(".", width-full) + "]"
+}
+
+// Watch shows on out the progress of boards ns, first as they were asked
+// for, until they are all done (nil) or one has failed and the others are
+// done.
+func Watch(ctx context.Context, st store.Store, ns []int, first []store.Board, out io.Writer) error {
+	view := newProgressView(out)
+	view.start(first)
+	tick := time.NewTicker(view.interval())
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			view.interrupted()
+			return ctx.Err()
+		case <-tick.C:
+		}
+		all, err := st.Boards(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				continue
+			}
+			return err
+		}
+		var boards []store.Board
+		for _, b := range all {
+			if slices.Contains(ns, b.N) {
+				boards = append(boards, b)
+			}
+		}
+		if finished, failed := view.update(boards); finished {
+			if len(failed) > 0 {
+				return fmt.Errorf("%d of %s failed: %s", len(failed), Plural(len(ns), "board"), strings.Join(failed, "; "))
+			}
+			return nil
+		}
+	}
+}
+
+// AskedFor says, in one line, where a board stood when it was asked for:
+// done or running already, or now asked for. working says that this
+// process works the jobs (--wait).
+func AskedFor(b store.Board, working bool) string {
+	switch b.State {
+	case store.Done:
+		return fmt.Sprintf("N=%d already done: %s, %d unique (%s)", b.N, Plural(b.Counts.Total, "solution"), b.Counts.Unique, keeps(b))
+	case store.Running:
+		return fmt.Sprintf("N=%d already running: %d of %s done", b.N, b.ChunksDone, Plural(b.ChunksTotal, "chunk"))
+	case store.Failed:
+		return fmt.Sprintf("N=%d failed: %s; asked for again", b.N, b.LastError)
+	}
+	if working {
+		return fmt.Sprintf("N=%d asked for: computing it", b.N)
+	}
+	return fmt.Sprintf("N=%d asked for: its job waits for a worker (nqueens worker, nqueens serve)", b.N)
+}
+
+func keeps(b store.Board) string {
+	if b.StoresSolutions {
+		return "solutions stored"
+	}
+	return "counts only"
 }

@@ -1,7 +1,8 @@
-package main
+package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -11,11 +12,28 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/migrations"
+	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
 )
 
-// startup brings serve's database side up while the server already
+// Config is serve's database side: the database, its migrations and the
+// workers over it.
+type Config struct {
+	Database Database
+	// Migrate applies the migrations not applied yet, the store's and
+	// River's, on start.
+	Migrate bool
+	// Workers are the precompute workers' settings; their logger is
+	// Logger.
+	Workers precompute.Config
+	// Precompute lists the boards to ask for once the workers run
+	// (ParseBoards), e.g. "1-15"; "" or "none" for none.
+	Precompute string
+	Logger     *slog.Logger
+}
+
+// Startup brings serve's database side up while the server already
 // answers, since a process may well start before its database: it opens
 // the store, retrying with backoff while the database is unreachable,
 // applies the migrations, starts the workers and asks for the boards of
@@ -23,11 +41,12 @@ import (
 // UNAVAILABLE, the precompute mutation answers UNAVAILABLE, and /readyz
 // (readiness.go) says what is missing. Only an unreachable database is
 // waited for: a bad URL or a failing migration ends serve.
-type startup struct {
-	db       database
-	migrate  bool
-	settings *workerSettings
-	logger   *slog.Logger
+type Startup struct {
+	db         Database
+	migrate    bool
+	workersCfg precompute.Config
+	precompute string
+	logger     *slog.Logger
 
 	store   lateStore
 	riverUI atomic.Pointer[http.Handler] // nil until the workers run
@@ -38,17 +57,20 @@ type startup struct {
 	waiting error         // why the database is not open yet
 }
 
-func newStartup(db database, migrate bool, settings *workerSettings, logger *slog.Logger) *startup {
-	return &startup{db: db, migrate: migrate, settings: settings, logger: logger}
+// NewStartup returns serve's database side as cfg says, not started:
+// Run starts it.
+func NewStartup(cfg Config) *Startup {
+	cfg.Workers.Logger = cfg.Logger
+	return &Startup{db: cfg.Database, migrate: cfg.Migrate, workersCfg: cfg.Workers, precompute: cfg.Precompute, logger: cfg.Logger}
 }
 
 // Store is the store the API reads through: EUNAVAILABLE until the
 // database is open.
-func (u *startup) Store() store.Store { return &u.store }
+func (u *Startup) Store() store.Store { return &u.store }
 
 // Mount serves /readyz and River UI (for the admin only, and once the
 // workers run) on srv.
-func (u *startup) Mount(srv *server.Server, adminToken string) {
+func (u *Startup) Mount(srv *server.Server, adminToken string) {
 	srv.Handle("GET /readyz", server.Readiness(time.Second, adminToken, u.readiness()))
 	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h := u.riverUI.Load(); h != nil {
@@ -64,7 +86,7 @@ func (u *startup) Mount(srv *server.Server, adminToken string) {
 // Run brings the database side up, waiting for the database while it is
 // unreachable. It returns nil once up, or when ctx ends first; otherwise
 // the error that must stop serve.
-func (u *startup) Run(ctx context.Context) error {
+func (u *Startup) Run(ctx context.Context) error {
 	err := whileUnreachable(ctx, u.db, u.logger, startBackoff, u.bringUp)
 	switch {
 	case ctx.Err() != nil:
@@ -79,7 +101,7 @@ func (u *startup) Run(ctx context.Context) error {
 
 // bringUp is one attempt at opening the store and starting the workers
 // and River UI over it.
-func (u *startup) bringUp(ctx context.Context) (err error) {
+func (u *Startup) bringUp(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
 			u.mu.Lock()
@@ -87,11 +109,11 @@ func (u *startup) bringUp(ctx context.Context) (err error) {
 			u.mu.Unlock()
 		}
 	}()
-	st, err := openStore(ctx, u.db, !u.migrate)
+	st, err := u.db.openStore(ctx, !u.migrate)
 	if err != nil {
 		return err
 	}
-	w, err := startWorkers(ctx, st, u.settings, u.migrate, u.logger)
+	w, err := startWorkers(ctx, st, u.workersCfg, u.precompute, u.migrate, u.logger)
 	if err != nil {
 		err = outageOr(ctx, st, err)
 		st.Close()
@@ -115,7 +137,7 @@ func (u *startup) bringUp(ctx context.Context) (err error) {
 
 // state returns the store and the workers, nil until up, and why the
 // database is not open yet.
-func (u *startup) state() (store.Store, *serveWorkers, error) {
+func (u *Startup) state() (store.Store, *serveWorkers, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.opened, u.workers, u.waiting
@@ -123,7 +145,7 @@ func (u *startup) state() (store.Store, *serveWorkers, error) {
 
 // Precompute implements graph.Precomputer for the precompute mutation:
 // UNAVAILABLE until the workers run.
-func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error) {
+func (u *Startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error) {
 	_, w, _ := u.state()
 	if w == nil {
 		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers start once the database is reachable")
@@ -137,17 +159,30 @@ func (u *startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (
 
 // StoresSolutions implements graph.PendingPlans for the API: from the
 // board jobs once the workers run, else from the storage limit.
-func (u *startup) StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error) {
-	p := boardPlans{storeMaxN: u.settings.storeMaxN}
+func (u *Startup) StoresSolutions(ctx context.Context, ns []int) (map[int]bool, error) {
+	p := boardPlans{storeMaxN: u.workersCfg.StoreMaxN}
 	if _, w, _ := u.state(); w != nil {
 		p.jobs = w.jobs
 	}
 	return p.StoresSolutions(ctx, ns)
 }
 
+// JobCounts counts the jobs of the database for the metrics, once the
+// workers run.
+func (u *Startup) JobCounts(ctx context.Context) ([]precompute.JobCount, error) {
+	_, w, _ := u.state()
+	switch {
+	case w == nil:
+		return nil, errors.New("the database is not open yet")
+	case w.jobs == nil:
+		return nil, nil // the workers are off: River's tables are missing or out of date
+	}
+	return w.jobs.JobCounts(ctx)
+}
+
 // Close stops the workers and closes the store, if they were started:
 // call it after the HTTP server has shut down.
-func (u *startup) Close() {
+func (u *Startup) Close() {
 	st, w, _ := u.state()
 	if w != nil {
 		w.Stop()
@@ -157,16 +192,16 @@ func (u *startup) Close() {
 	}
 }
 
-// startWhenReachable opens database db (migrating it when migrate) and
+// StartWhenReachable opens database db (migrating it when migrate) and
 // starts the workers over it, for `nqueens worker`, waiting for the
 // database while it is unreachable as serve does. It returns ctx's error
 // if ctx ends first.
-func (s *workerSettings) startWhenReachable(ctx context.Context, db database, migrate bool, logger *slog.Logger) (store.Store, *jobs, error) {
+func StartWhenReachable(ctx context.Context, db Database, migrate bool, cfg precompute.Config) (store.Store, *Jobs, error) {
 	var st store.Store
-	var j *jobs
-	err := whileUnreachable(ctx, db, logger, startBackoff, func(ctx context.Context) error {
+	var j *Jobs
+	err := whileUnreachable(ctx, db, cfg.Logger, startBackoff, func(ctx context.Context) error {
 		var err error
-		if st, j, err = s.open(ctx, db, migrate, logger); err != nil {
+		if st, j, err = Open(ctx, db, migrate, cfg); err != nil {
 			return err
 		}
 		if err := j.Start(context.WithoutCancel(ctx)); err != nil {
@@ -186,7 +221,7 @@ func (s *workerSettings) startWhenReachable(ctx context.Context, db database, mi
 // reason than an unreachable Postgres server (EUNAVAILABLE), and returns
 // that; or until ctx ends, and returns ctx's error. Between attempts it waits as b
 // says and logs why at warn level.
-func whileUnreachable(ctx context.Context, db database, logger *slog.Logger, b backoff, attempt func(context.Context) error) error {
+func whileUnreachable(ctx context.Context, db Database, logger *slog.Logger, b backoff, attempt func(context.Context) error) error {
 	for failed := 1; ; failed++ {
 		err := attempt(ctx)
 		switch {
@@ -194,7 +229,7 @@ func whileUnreachable(ctx context.Context, db database, logger *slog.Logger, b b
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case store.ErrorCode(err) != store.EUNAVAILABLE, db.dialect != migrations.Postgres:
+		case store.ErrorCode(err) != store.EUNAVAILABLE, db.Dialect() != migrations.Postgres:
 			// Only a server comes and goes: a SQLite file that cannot be
 			// opened (or stays locked past the busy timeout) is a mistake
 			// to report.

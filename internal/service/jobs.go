@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -28,9 +29,9 @@ import (
 // The job system (River) lives in the store's database: riverpgxv5 over
 // the Postgres store's pool, riversqlite over the SQLite store's one write
 // connection. This file picks the driver for a store; the rest of the
-// commands use the driver-free interfaces below.
+// package uses the driver-free interfaces below.
 
-// engine is what the commands use of a precompute.Engine, whatever its
+// engine is what the processes use of a precompute.Engine, whatever its
 // driver.
 type engine interface {
 	Start(ctx context.Context) error
@@ -39,10 +40,14 @@ type engine interface {
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 }
 
-// jobs is the precompute engine of a store and the River UI over its jobs.
-type jobs struct {
+// Jobs is the precompute engine of a store and the River UI over its
+// jobs.
+type Jobs struct {
 	engine
 	schema *riverSchema
+	// stopTimeout is the engine's: how long Stop lets running chunks
+	// commit before it cancels them.
+	stopTimeout time.Duration
 	// stopped is closed once River's client, started, has stopped.
 	stopped func() <-chan struct{}
 	// newUI makes a River UI handler served under prefix; it must be
@@ -56,7 +61,7 @@ type jobs struct {
 
 // openJobs returns an engine over st's database, applying River's
 // migrations first when migrate; nothing runs until its Start.
-func openJobs(ctx context.Context, st store.Store, migrate bool, cfg precompute.Config) (*jobs, error) {
+func openJobs(ctx context.Context, st store.Store, migrate bool, cfg precompute.Config) (*Jobs, error) {
 	switch s := st.(type) {
 	case *postgres.Store:
 		return newJobs(ctx, st, riverpgxv5.New(s.Pool()), postgresSchema(s.Pool()), migrate, cfg)
@@ -66,7 +71,7 @@ func openJobs(ctx context.Context, st store.Store, migrate bool, cfg precompute.
 	return nil, fmt.Errorf("no job system for a %T store", st)
 }
 
-func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st store.Store, driver TDriver, schema *riverSchema, migrate bool, cfg precompute.Config) (*jobs, error) {
+func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st store.Store, driver TDriver, schema *riverSchema, migrate bool, cfg precompute.Config) (*Jobs, error) {
 	if migrate {
 		if err := schema.up(ctx); err != nil {
 			return nil, err
@@ -107,7 +112,7 @@ func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st s
 		}
 		return asked, nil
 	}
-	return &jobs{engine: e, schema: schema, stopped: stopped, newUI: newUI, askedPlans: askedPlans}, nil
+	return &Jobs{engine: e, schema: schema, stopTimeout: cfg.StopTimeout, stopped: stopped, newUI: newUI, askedPlans: askedPlans}, nil
 }
 
 // boardPlans says whether pending boards will keep their solutions
@@ -115,7 +120,7 @@ func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st s
 // whose job is gone, as the storage limit says, which is what asking
 // again without a choice gives.
 type boardPlans struct {
-	jobs      *jobs // nil: no job system to ask
+	jobs      *Jobs // nil: no job system to ask
 	storeMaxN int
 }
 
@@ -136,7 +141,7 @@ func (p boardPlans) StoresSolutions(ctx context.Context, ns []int) (map[int]bool
 }
 
 // schemaUpToDate reports whether River's tables are at the latest version.
-func (j *jobs) schemaUpToDate(ctx context.Context) (bool, error) {
+func (j *Jobs) schemaUpToDate(ctx context.Context) (bool, error) {
 	version, latest, err := j.schema.version(ctx)
 	return version == latest, err
 }
@@ -190,16 +195,16 @@ func sqliteSchema(writer *sql.DB) *riverSchema {
 }
 
 // openRiverSchema opens database d without applying the store's
-// migrations, for `nqueens migrate`; close closes it.
-func openRiverSchema(ctx context.Context, d database) (schema *riverSchema, close func() error, err error) {
-	if d.dialect == migrations.Postgres {
-		s, err := postgres.Open(ctx, postgres.Config{URL: d.url, SkipMigrations: true})
+// migrations, for Migrate; close closes it.
+func openRiverSchema(ctx context.Context, d Database) (schema *riverSchema, close func() error, err error) {
+	if d.Dialect() == migrations.Postgres {
+		s, err := postgres.Open(ctx, postgres.Config{URL: d.URL, SkipMigrations: true})
 		if err != nil {
 			return nil, nil, err
 		}
 		return postgresSchema(s.Pool()), s.Close, nil
 	}
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: d.path, SkipMigrations: true})
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: d.Path, SkipMigrations: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // readiness returns serve's /readyz checks: the database answers now, its
 // schema (the store's and River's) is at the version this binary expects,
 // and the workers run.
-func (u *startup) readiness() map[string]server.Checker {
+func (u *Startup) readiness() map[string]server.Checker {
 	return map[string]server.Checker{
 		"database":   server.CheckerFunc(u.checkDatabase),
 		"migrations": server.CheckerFunc(u.checkMigrations),
@@ -25,7 +25,7 @@ func (u *startup) readiness() map[string]server.Checker {
 // has not been opened yet.
 var errNotUpYet = errors.New("not checked: the database has not been reachable yet")
 
-func (u *startup) checkDatabase(ctx context.Context) error {
+func (u *Startup) checkDatabase(ctx context.Context) error {
 	st, _, waiting := u.state()
 	if st == nil {
 		if waiting == nil {
@@ -45,12 +45,12 @@ type schemaVersioner interface {
 	SchemaVersion(ctx context.Context) (version uint, dirty bool, err error)
 }
 
-func (u *startup) checkMigrations(ctx context.Context) error {
+func (u *Startup) checkMigrations(ctx context.Context) error {
 	st, w, _ := u.state()
 	if st == nil || w == nil {
 		return errNotUpYet
 	}
-	return checkSchema(ctx, st, u.db.dialect, w.schema)
+	return checkSchema(ctx, st, u.db.Dialect(), w.schema)
 }
 
 // checkSchema checks that the schema of st's database, the store's and
@@ -84,7 +84,7 @@ func checkSchema(ctx context.Context, st store.Store, dialect migrations.Dialect
 	return nil
 }
 
-func (u *startup) checkWorkers(context.Context) error {
+func (u *Startup) checkWorkers(context.Context) error {
 	_, w, _ := u.state()
 	switch {
 	case w == nil:

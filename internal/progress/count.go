@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -11,12 +11,12 @@ import (
 	"golang.org/x/term"
 )
 
-// countProgress shows `nqueens count` getting on, on stderr when it is a
+// Count shows `nqueens count` getting on, on stderr when it is a
 // terminal: from the first second on (a quick count shows nothing), a bar
 // with the tasks done, the time spent and an estimate of the time left,
 // redrawn five times a second and erased when the count ends, so that the
 // result on stdout stands alone.
-type countProgress struct {
+type Count struct {
 	out         io.Writer
 	start       time.Time
 	done, total atomic.Int64
@@ -28,23 +28,23 @@ const (
 	countProgressEvery = 200 * time.Millisecond
 )
 
-// newCountProgress returns the progress of a count started now, drawn on
-// f, or nil when f is not a terminal: logs and pipes get the result only.
-func newCountProgress(f *os.File, now time.Time) *countProgress {
-	if f == nil || !term.IsTerminal(int(f.Fd())) {
+// NewCount returns the progress of a count started now, drawn on w, or
+// nil when w is not a terminal: logs and pipes get the result only.
+func NewCount(w io.Writer, now time.Time) *Count {
+	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	return &countProgress{out: f, start: now}
+	return &Count{out: w, start: now}
 }
 
-// update records the solver's progress (solver.CountOptions.Progress).
-func (p *countProgress) update(done, total int) {
+// Update records the solver's progress (solver.CountOptions.Progress).
+func (p *Count) Update(done, total int) {
 	p.done.Store(int64(done))
 	p.total.Store(int64(total))
 }
 
 // draw redraws the bar as of now, once the count has run long enough.
-func (p *countProgress) draw(now time.Time) {
+func (p *Count) draw(now time.Time) {
 	elapsed := now.Sub(p.start)
 	if elapsed < countProgressDelay {
 		return
@@ -65,22 +65,22 @@ func (p *countProgress) draw(now time.Time) {
 // once the first task is done.
 func fractionOf(done, total int64, noun string) string {
 	if total == 0 {
-		return plural(done, noun) + " done"
+		return Plural(done, noun) + " done"
 	}
-	return fraction(done, total, noun)
+	return Fraction(done, total, noun)
 }
 
 // clear erases the bar, if one was drawn.
-func (p *countProgress) clear() {
+func (p *Count) clear() {
 	if p.shown {
 		fmt.Fprint(p.out, "\r\x1b[K")
 		p.shown = false
 	}
 }
 
-// run redraws the bar every countProgressEvery until the returned stop
+// Run redraws the bar every countProgressEvery until the returned stop
 // is called; stop erases it.
-func (p *countProgress) run() (stop func()) {
+func (p *Count) Run() (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
