@@ -42,6 +42,7 @@ type command struct {
 var commands = []command{
 	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
+	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate},
 	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
 	{"worker", workerSynopsis, "work the precompute jobs of the database until stopped", runWorker},
