@@ -2,7 +2,13 @@
 
 package solver
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/nqueens/nqueens/internal/oeis"
+)
 
 // TestSearchStepsAreTheLoops checks that searchSteps, by which orientation
 // is fitted and judged, walks the tree of countFrom's loop itself: the
@@ -45,5 +51,42 @@ func TestSearchStepsAreTheLoops(t *testing.T) {
 	}
 	if searches < 1000 {
 		t.Fatalf("only %d searches checked", searches)
+	}
+}
+
+// BenchmarkCountSteps counts N=16 and N=17 as Count does, task by task in
+// the image orient picks, and reports the counting loop's steps and
+// two-row endings, for docs/PERFORMANCE.md's time per step (the time is
+// not the counter's: the tally slows the loop). Symmetric frames' extra
+// half-turn search is not the loop's and is left out.
+func BenchmarkCountSteps(b *testing.B) {
+	ref := oeis.MustLoad(b)
+	for _, n := range []int{16, 17} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			tasks, err := Tasks(n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var steps, endings, total uint64
+			for b.Loop() {
+				steps, endings, total = 0, 0, 0
+				for _, task := range tasks {
+					fs := orient(task)
+					all := fs.count(context.Background())
+					images, _, _ := task.stabilizer()
+					total += uint64(images) * all
+					if fs.loop.err != nil {
+						b.Fatalf("%v: %v", task, fs.loop.err)
+					}
+					steps += fs.loop.steps
+					endings += fs.loop.endings
+				}
+			}
+			if total != ref[n].Total {
+				b.Fatalf("N=%d: %d solutions, want %d", n, total, ref[n].Total)
+			}
+			b.ReportMetric(float64(steps), "steps")
+			b.ReportMetric(float64(endings), "endings")
+		})
 	}
 }
