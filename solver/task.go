@@ -215,11 +215,12 @@ func CountTask(ctx context.Context, t Task) (Counts, error) {
 //	Total = images · all.
 //
 // A solution p with g(p) = p has g(F(p)) = F(p): its stabilizer lies in
-// Stab(F). No reflection leaves a solution (or a frame, by the same
-// argument) as it is: a mirror across an axis puts two queens on one row
-// or column, across a diagonal on one diagonal. So Stab(p) is {1}, {1,
-// half turn} or the four turns, and p's class, of 8/|Stab(p)| members,
-// has 8, 4 or 2 of them. A class of S has as many members on each image of
+// Stab(F). No reflection leaves a solution or a frame as it is: the
+// queens it would pair up, or leave on its axis, attack each other (a
+// mirror across a middle line pairs queens of one row or column, across a
+// diagonal queens of one diagonal). So Stab(p) is {1}, {1, half turn} or
+// the four turns, and p's class, of 8/|Stab(p)| members, has 8, 4 or 2
+// of them. A class of S has as many members on each image of
 // F (g moves the members on f to those on g(f)), so size/images of them
 // on F. Counting on F the members of each class and those a half and a
 // quarter turn keep (fixed180 and fixed90, from halfTurnCounts):
