@@ -155,10 +155,82 @@ type ValidationResult struct {
 	Valid bool `json:"valid"`
 	// The board size N checked.
 	N int `json:"n"`
+	// The form the board was read in: the one given or detected for `board`, PLACEMENT for `placement`.
+	Form BoardForm `json:"form"`
 	// The first pair of attacking queens; null when valid.
 	Conflict *Conflict `json:"conflict,omitempty"`
 	// The verdict in words, e.g. "valid: no two of the 8 queens attack each other" or the conflict's message.
 	Message string `json:"message"`
+}
+
+// A written form of a board, as `validate(board:)` reads it. Without a
+// form, `validate` tries ROWS, MATRIX and CHESS, then, for a text of one
+// line, PLACEMENT if it holds a comma, a space or a bracket, else COMPACT:
+// the first that reads the whole text as one queen per row of an N×N board.
+type BoardForm string
+
+const (
+	// Columns, 0-based, top row first, separated by commas or spaces, brackets optional: `1,3,0,2`, `1 3 0 2`, `[1, 3, 0, 2]`.
+	BoardFormPlacement BoardForm = "PLACEMENT"
+	// One base-36 digit (0-9, a-z) a row, up to 36 rows: `1302`.
+	BoardFormCompact BoardForm = "COMPACT"
+	// One row a line (or separated by `/`, spaces or commas), `.` or `-` for an empty square and `Q` for the queen (or 0 and 1): `.Q.. ...Q Q... ..Q.`.
+	BoardFormRows BoardForm = "ROWS"
+	// Rows of 0 and 1 (1 for the queen), one a line with the entries separated by spaces or commas, or as JSON: `[[0,1,0,0],[0,0,0,1],[1,0,0,0],[0,0,1,0]]`.
+	BoardFormMatrix BoardForm = "MATRIX"
+	// Squares in chess notation, files a.. left to right, rank 1 the bottom row, in any order: `a2 b4 c1 d3`.
+	BoardFormChess BoardForm = "CHESS"
+)
+
+var AllBoardForm = []BoardForm{
+	BoardFormPlacement,
+	BoardFormCompact,
+	BoardFormRows,
+	BoardFormMatrix,
+	BoardFormChess,
+}
+
+func (e BoardForm) IsValid() bool {
+	switch e {
+	case BoardFormPlacement, BoardFormCompact, BoardFormRows, BoardFormMatrix, BoardFormChess:
+		return true
+	}
+	return false
+}
+
+func (e BoardForm) String() string {
+	return string(e)
+}
+
+func (e *BoardForm) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = BoardForm(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid BoardForm", str)
+	}
+	return nil
+}
+
+func (e BoardForm) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *BoardForm) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e BoardForm) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // The line two attacking queens share.

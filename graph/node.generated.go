@@ -27,7 +27,7 @@ type QueryResolver interface {
 	UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
 	SolutionAt(ctx context.Context, n int, rank BigInt, unique *bool) (*Solution, error)
 	Solution(ctx context.Context, placement []int) (*Solution, error)
-	Validate(ctx context.Context, placement []int, n *int) (*ValidationResult, error)
+	Validate(ctx context.Context, placement []int, board *string, form *BoardForm, n *int) (*ValidationResult, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -245,20 +245,36 @@ func (ec *executionContext) field_Query_validate_args(ctx context.Context, rawAr
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "placement",
 		func(ctx context.Context, v any) ([]int, error) {
-			return ec.unmarshalNInt2ᚕintᚄ(ctx, v)
+			return ec.unmarshalOInt2ᚕintᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["placement"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "n",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "board",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["board"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "form",
+		func(ctx context.Context, v any) (*BoardForm, error) {
+			return ec.unmarshalOBoardForm2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardForm(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["form"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "n",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["n"] = arg1
+	args["n"] = arg3
 	return args, nil
 }
 
@@ -628,7 +644,7 @@ func (ec *executionContext) _Query_validate(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Validate(ctx, fc.Args["placement"].([]int), fc.Args["n"].(*int))
+			return ec.Resolvers.Query().Validate(ctx, fc.Args["placement"].([]int), fc.Args["board"].(*string), fc.Args["form"].(*BoardForm), fc.Args["n"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ValidationResult) graphql.Marshaler {

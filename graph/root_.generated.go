@@ -107,7 +107,7 @@ type ComplexityRoot struct {
 		SolutionAt      func(childComplexity int, n int, rank BigInt, unique *bool) int
 		Solutions       func(childComplexity int, n int, first *int, after *string, last *int, before *string) int
 		UniqueSolutions func(childComplexity int, n int, first *int, after *string, last *int, before *string) int
-		Validate        func(childComplexity int, placement []int, n *int) int
+		Validate        func(childComplexity int, placement []int, board *string, form *BoardForm, n *int) int
 	}
 
 	Solution struct {
@@ -162,6 +162,7 @@ type ComplexityRoot struct {
 
 	ValidationResult struct {
 		Conflict func(childComplexity int) int
+		Form     func(childComplexity int) int
 		Message  func(childComplexity int) int
 		N        func(childComplexity int) int
 		Valid    func(childComplexity int) int
@@ -555,7 +556,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Validate(childComplexity, args["placement"].([]int), args["n"].(*int)), true
+		return e.ComplexityRoot.Query.Validate(childComplexity, args["placement"].([]int), args["board"].(*string), args["form"].(*BoardForm), args["n"].(*int)), true
 
 	case "Solution.canonical":
 		if e.ComplexityRoot.Solution.Canonical == nil {
@@ -771,6 +772,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ValidationResult.Conflict(childComplexity), true
+	case "ValidationResult.form":
+		if e.ComplexityRoot.ValidationResult.Form == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ValidationResult.Form(childComplexity), true
 	case "ValidationResult.message":
 		if e.ComplexityRoot.ValidationResult.Message == nil {
 			break
@@ -1132,6 +1139,8 @@ func (ec *executionContext) childFields_ValidationResult(ctx context.Context, fi
 		return ec.fieldContext_ValidationResult_valid(ctx, field)
 	case "n":
 		return ec.fieldContext_ValidationResult_n(ctx, field)
+	case "form":
+		return ec.fieldContext_ValidationResult_form(ctx, field)
 	case "conflict":
 		return ec.fieldContext_ValidationResult_conflict(ctx, field)
 	case "message":

@@ -206,6 +206,29 @@ func (ec *executionContext) fieldContext_ValidationResult_n(_ context.Context, f
 	return graphql.NewScalarFieldContext("ValidationResult", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ValidationResult_form(ctx context.Context, field graphql.CollectedField, obj *ValidationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ValidationResult_form(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Form, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v BoardForm) graphql.Marshaler {
+			return ec.marshalNBoardForm2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardForm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ValidationResult_form(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ValidationResult", field, false, false, "BoardForm")
+}
+
 func (ec *executionContext) _ValidationResult_conflict(ctx context.Context, field graphql.CollectedField, obj *ValidationResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -352,6 +375,11 @@ func (ec *executionContext) _ValidationResult(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "form":
+			out.Values[i] = ec._ValidationResult_form(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "conflict":
 			out.Values[i] = ec._ValidationResult_conflict(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -383,6 +411,16 @@ func (ec *executionContext) _ValidationResult(ctx context.Context, sel ast.Selec
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNBoardForm2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardForm(ctx context.Context, v any) (BoardForm, error) {
+	var res BoardForm
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBoardForm2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardForm(ctx context.Context, sel ast.SelectionSet, v BoardForm) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNConflictKind2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐConflictKind(ctx context.Context, v any) (ConflictKind, error) {
 	var res ConflictKind
 	err := res.UnmarshalGQL(v)
@@ -390,6 +428,22 @@ func (ec *executionContext) unmarshalNConflictKind2githubᚗcomᚋnqueensᚋnque
 }
 
 func (ec *executionContext) marshalNConflictKind2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐConflictKind(ctx context.Context, sel ast.SelectionSet, v ConflictKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalOBoardForm2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardForm(ctx context.Context, v any) (*BoardForm, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(BoardForm)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBoardForm2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoardForm(ctx context.Context, sel ast.SelectionSet, v *BoardForm) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
 	return v
 }
 

@@ -14,12 +14,12 @@ import (
 )
 
 // Validate is the resolver for the validate field.
-func (r *queryResolver) Validate(ctx context.Context, placement []int, n *int) (*ValidationResult, error) {
-	p, err := placementArg("placement", placement, n, maxValidateN)
+func (r *queryResolver) Validate(ctx context.Context, placement []int, board *string, form *BoardForm, n *int) (*ValidationResult, error) {
+	p, read, err := validateArg(placement, board, form, n)
 	var c *solver.Conflict
 	switch {
 	case errors.As(err, &c):
-		return &ValidationResult{Valid: false, N: len(p), Conflict: conflictModel(c), Message: c.Error()}, nil
+		return &ValidationResult{Valid: false, N: len(p), Form: read, Conflict: conflictModel(c), Message: c.Error()}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -27,5 +27,5 @@ func (r *queryResolver) Validate(ctx context.Context, placement []int, n *int) (
 	if len(p) == 1 {
 		msg = "valid: a single queen has no other to attack"
 	}
-	return &ValidationResult{Valid: true, N: len(p), Message: msg}, nil
+	return &ValidationResult{Valid: true, N: len(p), Form: read, Message: msg}, nil
 }

@@ -316,15 +316,14 @@ func plan(a BoardArgs) store.BoardPlan {
 
 // tasksPerChunk is how many of the counter's tasks make a chunk of a
 // counts-only board. A job costs a few milliseconds of round trips, and
-// of CPU in River and the database driver, besides its chunk; a task of
-// N=17 takes 2.4 ms on average on one core, and each N above about 6.5
-// times more. One task a job, N=17 counted through one worker in 23 s
-// against 10.5 s for `nqueens count 17 --workers 1`. So tasks are grouped
-// to about 0.25 s of counting a chunk while they are small (104 at N=17,
-// 16 at N=18, 2 at N=19, one each from N=20): with 0.1 s, two worker
-// processes counted N=17 1.76 to 1.81 times as fast as one, with 0.25 s
-// 1.79 to 1.99 times (docs/PERFORMANCE.md, "Precompute"). But there are
-// 16 chunks at least, for the workers to share, and at most 256 tasks a
+// of CPU in River and the database driver, besides its chunk, which at
+// one task a job (a task of N=17 takes about 2 ms) would cost more than
+// the counting. So tasks are grouped to about 0.25 s of counting a chunk
+// while they are small (104 at N=17, 16 at N=18, 2 at N=19, one each from
+// N=20): through jobs one worker process then counts at the counter's own
+// speed, and two nearly twice as fast (docs/PERFORMANCE.md, "Precompute";
+// the other sizes tried, docs/PERFORMANCE-HISTORY.md). But there are 16
+// chunks at least, for the workers to share, and at most 256 tasks a
 // chunk (a chunk row's key is 4 bytes a task).
 func tasksPerChunk(n int) int {
 	tasks, err := solver.Tasks(n)

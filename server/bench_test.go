@@ -106,8 +106,8 @@ func BenchmarkPageOverhead(b *testing.B) {
 			}
 			raw, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || bytes.Contains(raw, []byte(`"errors"`)) {
-				b.Fatalf("%d %s", resp.StatusCode, raw)
+			if resp.StatusCode != http.StatusOK || bytes.Contains(raw, []byte(`"errors"`)) || bytes.Count(raw, []byte(`"cursor"`)) != 20 {
+				b.Fatalf("%d, not a page of 20: %s", resp.StatusCode, raw)
 			}
 		}
 	})

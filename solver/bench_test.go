@@ -9,8 +9,12 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// Counting total and unique on one core, then on every core. The result is
-// checked, so a fast wrong counter fails the benchmark.
+// The benchmarks behind docs/PERFORMANCE.md ("Solver"). Each checks what
+// it timed (the counts, the number of solutions, a full page), so that a
+// fast wrong answer, or a page with nothing in it, fails instead of
+// timing nothing.
+
+// Counting total and unique on one core, then on every core.
 func BenchmarkCount(b *testing.B) {
 	ref := oeis.MustLoad(b)
 	for _, n := range []int{14, 15, 16} {
@@ -29,64 +33,89 @@ func BenchmarkCount(b *testing.B) {
 
 // The ordered enumeration that fills the store and pages unstored boards.
 func BenchmarkEnumerate(b *testing.B) {
+	ref := oeis.MustLoad(b)
 	for _, n := range []int{12, 14} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			var count int
 			for b.Loop() {
-				count = 0
+				var count uint64
 				for range solver.All(n) {
 					count++
 				}
+				if count != ref[n].Total {
+					b.Fatalf("N=%d: %d solutions, want %d", n, count, ref[n].Total)
+				}
 			}
-			b.ReportMetric(float64(count)*float64(b.N)/b.Elapsed().Seconds(), "solutions/s")
+			b.ReportMetric(float64(ref[n].Total)*float64(b.N)/b.Elapsed().Seconds(), "solutions/s")
 		})
 	}
 }
 
-// The cost of one cursor page deep inside a board: it must not grow with
-// the depth of the cursor.
+// pageCursors are the cursors of BenchmarkAfterDeep: the start; the
+// constructed solution (somewhere inside the listing), or for canonical
+// solutions its class's canonical member; and the first solution of the
+// listing's last block, those whose first queen is in the last column a
+// listing has in its first row (N-1, or the middle one for canonical
+// solutions). The last page itself is not found fast enough for canonical
+// solutions of N=24: backward, the search tries every first row's
+// canonical candidates from the end (over 20 s).
+func pageCursors(b *testing.B, n int, unique bool) map[string]solver.Placement {
+	b.Helper()
+	inside, err := solver.Solve(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lastColumn := n - 1
+	if unique {
+		inside, lastColumn = solver.Canonical(inside), (n-1)/2
+	}
+	end, err := solver.Page(context.Background(), solver.PageQuery{N: n, Cursor: solver.Placement{lastColumn}, Limit: 1, Unique: unique})
+	if err != nil || len(end) != 1 || end[0][0] != lastColumn {
+		b.Fatalf("N=%d unique=%v: the first solution of the last block: %v, %v", n, unique, end, err)
+	}
+	return map[string]solver.Placement{"start": nil, "middle": inside, "end": end[0]}
+}
+
+// The cost of one page of 100 after a cursor: the search from the cursor
+// to the next solutions, whatever the cursor's depth. Every page timed
+// holds 100 solutions.
 func BenchmarkAfterDeep(b *testing.B) {
 	for _, n := range []int{16, 24} {
-		// A solution far from the start: the constructed one, and the last.
-		mid, err := solver.Solve(n)
-		if err != nil {
-			b.Fatal(err)
-		}
-		last, err := solver.Before(n, nil, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, c := range []struct {
-			name   string
-			cursor solver.Placement
-		}{{"start", nil}, {"middle", mid}, {"end", last[0]}} {
-			b.Run(fmt.Sprintf("N=%d/%s/page=100", n, c.name), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := solver.After(n, c.cursor, 100); err != nil {
-						b.Fatal(err)
+		for _, unique := range []bool{false, true} {
+			kind := ""
+			if unique {
+				kind = "unique/"
+			}
+			cursors := pageCursors(b, n, unique)
+			for _, at := range []string{"start", "middle", "end"} {
+				q := solver.PageQuery{N: n, Cursor: cursors[at], Limit: 100, Unique: unique}
+				b.Run(fmt.Sprintf("N=%d/%s/%spage=100", n, at, kind), func(b *testing.B) {
+					for b.Loop() {
+						page, err := solver.Page(context.Background(), q)
+						if err != nil || len(page) != 100 {
+							b.Fatalf("page after %v: %d solutions, %v", q.Cursor, len(page), err)
+						}
 					}
-				}
-			})
-			b.Run(fmt.Sprintf("N=%d/%s/unique/page=100", n, c.name), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := solver.UniqueAfter(n, c.cursor, 100); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
 
 // Counting every solution of the chunks of N=14, as a chunk job does.
 func BenchmarkChunkCount(b *testing.B) {
-	chunks, err := solver.Chunks(14, solver.DefaultChunkDepth(14))
+	ref := oeis.MustLoad(b)
+	const n = 14
+	chunks, err := solver.Chunks(n, solver.DefaultChunkDepth(n))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
+		var sum solver.Counts
 		for _, c := range chunks {
-			c.Count()
+			sum.Add(c.Count())
+		}
+		if sum.Total != ref[n].Total || sum.Unique != ref[n].Unique {
+			b.Fatalf("N=%d: the chunks count %+v", n, sum)
 		}
 	}
 }

@@ -15,37 +15,13 @@ import (
 
 // All yields every solution of N in ascending order.
 func All(n int) iter.Seq[Placement] {
-	return Ascending(n, nil)
-}
-
-// Ascending yields the solutions of N strictly after the placement after,
-// in ascending order; an empty after starts at the first solution. after
-// need not be a solution, nor have N rows: a shorter one is a prefix that
-// sorts before its extensions.
-func Ascending(n int, after Placement) iter.Seq[Placement] {
-	return walkSeq(walk{n: n, bound: after, bounded: len(after) > 0})
-}
-
-// Descending yields the solutions of N strictly before the placement
-// before, in descending order; an empty before starts at the last solution.
-func Descending(n int, before Placement) iter.Seq[Placement] {
-	return walkSeq(walk{n: n, bound: before, bounded: len(before) > 0, desc: true})
+	return walkSeq(walk{n: n})
 }
 
 // AllUnique yields the canonical solution of every symmetry class of N in
 // ascending order.
 func AllUnique(n int) iter.Seq[Placement] {
-	return UniqueAscending(n, nil)
-}
-
-// UniqueAscending is Ascending restricted to canonical solutions.
-func UniqueAscending(n int, after Placement) iter.Seq[Placement] {
-	return walkSeq(walk{n: n, bound: after, bounded: len(after) > 0, unique: true})
-}
-
-// UniqueDescending is Descending restricted to canonical solutions.
-func UniqueDescending(n int, before Placement) iter.Seq[Placement] {
-	return walkSeq(walk{n: n, bound: before, bounded: len(before) > 0, desc: true, unique: true})
+	return walkSeq(walk{n: n, unique: true})
 }
 
 // After returns up to k solutions of N strictly after p, in ascending
@@ -64,11 +40,6 @@ func Before(n int, p Placement, k int) ([]Placement, error) {
 // UniqueAfter is After restricted to canonical solutions.
 func UniqueAfter(n int, p Placement, k int) ([]Placement, error) {
 	return Page(context.Background(), PageQuery{N: n, Cursor: p, Limit: k, Unique: true})
-}
-
-// UniqueBefore is Before restricted to canonical solutions.
-func UniqueBefore(n int, p Placement, k int) ([]Placement, error) {
-	return Page(context.Background(), PageQuery{N: n, Cursor: p, Limit: k, Backward: true, Unique: true})
 }
 
 // PageQuery asks for one page of solutions next to a cursor placement.

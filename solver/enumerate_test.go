@@ -118,10 +118,11 @@ func TestAfterAndBeforeEqualSlicesOfTheEnumeration(t *testing.T) {
 	for n := 1; n <= 10; n++ {
 		for _, unique := range []bool{false, true} {
 			all := collect(solver.All(n))
-			after, before := solver.After, solver.Before
 			if unique {
 				all = collect(solver.AllUnique(n))
-				after, before = solver.UniqueAfter, solver.UniqueBefore
+			}
+			page := func(p solver.Placement, k int, backward bool) ([]solver.Placement, error) {
+				return solver.Page(context.Background(), solver.PageQuery{N: n, Cursor: p, Limit: k, Backward: backward, Unique: unique})
 			}
 			for range 60 {
 				p := randomBound(r, n, all)
@@ -140,19 +141,19 @@ func TestAfterAndBeforeEqualSlicesOfTheEnumeration(t *testing.T) {
 				}
 				wantAfter := all[i:min(i+k, len(all))]
 				wantBefore := all[max(j-k, 0):j]
-				gotAfter, err := after(n, p, k)
+				gotAfter, err := page(p, k, false)
 				if err != nil {
 					t.Fatal(err)
 				}
-				gotBefore, err := before(n, p, k)
+				gotBefore, err := page(p, k, true)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !slices.EqualFunc(gotAfter, wantAfter, slices.Equal) {
-					t.Fatalf("N=%d unique=%v After(%v, %d) = %v, want %v", n, unique, p, k, gotAfter, wantAfter)
+					t.Fatalf("N=%d unique=%v: the page of %d after %v is %v, want %v", n, unique, k, p, gotAfter, wantAfter)
 				}
 				if !slices.EqualFunc(gotBefore, wantBefore, slices.Equal) {
-					t.Fatalf("N=%d unique=%v Before(%v, %d) = %v, want %v", n, unique, p, k, gotBefore, wantBefore)
+					t.Fatalf("N=%d unique=%v: the page of %d before %v is %v, want %v", n, unique, k, p, gotBefore, wantBefore)
 				}
 			}
 		}

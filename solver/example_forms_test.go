@@ -37,6 +37,18 @@ func ExampleParsePlacement() {
 	// column 1 is negative: columns are integers ≥ 0 separated by commas or spaces, e.g. "1,3,0,2" or "[1, 3, 0, 2]"
 }
 
+func ExampleParseBoard() {
+	for _, text := range []string{"a2 b4 c1 d3", ".Q..\n...Q\nQ...\n..Q.", "0 1 2 3"} {
+		p, form, _ := solver.ParseBoard(text, "")
+		conflicts, _ := solver.Conflicts(p)
+		fmt.Println(form, p, len(conflicts))
+	}
+	// Output:
+	// chess 1,3,0,2 0
+	// rows 1,3,0,2 0
+	// placement 0,1,2,3 3
+}
+
 func ExampleSolve() {
 	p, err := solver.Solve(8)
 	if err != nil {

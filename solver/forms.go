@@ -235,8 +235,10 @@ const formChessExample = `write each square as file letters then rank number, e.
 // ParseChess reads the chess notation written by Chess back, so that
 // positions quoted from books and chess tools can be checked. Squares may
 // come in any order, separated by spaces or commas, in either case. N is the
-// number of squares, and each file a.. and each rank 1..N must hold exactly
-// one of them (the convention is Chess': rank 1 is the bottom row).
+// number of squares, on files a.. up to the N-th, and each rank 1..N must
+// hold exactly one of them (the convention is Chess': rank 1 is the bottom
+// row). Two squares may share a file, as two rows may share a column:
+// that those queens attack each other is Validate's to say.
 func ParseChess(s string) (Placement, error) {
 	type square struct {
 		text       string
@@ -289,11 +291,8 @@ func ParseChess(s string) (Placement, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("no squares; %s", formChessExample)
 	}
-	byFile := make([]int, n) // index+1 of the square on each file; 0 for none
+	byRank := make([]int, n+1) // index+1 of the square on each rank; 0 for none
 	p := make(Placement, n)
-	for i := range p {
-		p[i] = -1
-	}
 	for i, sq := range squares {
 		if sq.file >= n {
 			return nil, fmt.Errorf("square %q is off the board: %d squares make a %d×%d board, files a..%s", sq.text, n, n, n, formFile(n-1))
@@ -301,15 +300,11 @@ func ParseChess(s string) (Placement, error) {
 		if sq.rank > n {
 			return nil, fmt.Errorf("square %q is off the board: %d squares make a %d×%d board, ranks 1..%d", sq.text, n, n, n, n)
 		}
-		if prev := byFile[sq.file]; prev != 0 {
-			return nil, fmt.Errorf("squares %q and %q are both on file %s; each file needs exactly one queen", squares[prev-1].text, sq.text, formFile(sq.file))
+		if prev := byRank[sq.rank]; prev != 0 {
+			return nil, fmt.Errorf("squares %q and %q are both on rank %d; each rank needs exactly one queen", squares[prev-1].text, sq.text, sq.rank)
 		}
-		byFile[sq.file] = i + 1
-		row := n - sq.rank
-		if p[row] >= 0 {
-			return nil, fmt.Errorf("squares %q and %q are both on rank %d; each rank needs exactly one queen", squares[byFile[p[row]]-1].text, sq.text, sq.rank)
-		}
-		p[row] = sq.file
+		byRank[sq.rank] = i + 1
+		p[n-sq.rank] = sq.file
 	}
 	return p, nil
 }

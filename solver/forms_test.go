@@ -325,7 +325,6 @@ func TestParseChessMalformed(t *testing.T) {
 		"", " , ",
 		"a2 b4 c1",       // rank 4 on a 3-square board
 		"a2 b4 c1 e3",    // file e on a 4-square board
-		"a2 a4 c1 d3",    // file a twice
 		"a2 b2 c1 d3",    // rank 2 twice
 		"a2 b4 c1 d3 d3", // duplicate square
 		"a0", "a", "2", "2a", "a2b", "a-1", "a+1", "a2;b4", "a²", "ä1",
@@ -335,6 +334,10 @@ func TestParseChessMalformed(t *testing.T) {
 		if p, err := solver.ParseChess(s); err == nil {
 			t.Errorf("ParseChess(%.40q) = %v, want an error", s, p)
 		}
+	}
+	// Two queens on one file are two rows in one column, read as such.
+	if p, err := solver.ParseChess("a2 a4 c1 d3"); err != nil || !samePlacement(p, solver.Placement{0, 3, 0, 2}) {
+		t.Errorf(`ParseChess("a2 a4 c1 d3") = %v, %v, want [0 3 0 2]`, p, err)
 	}
 	_, err := solver.ParseChess("a2 b4 c1 d9")
 	if err == nil || !strings.Contains(err.Error(), `"d9"`) || !strings.Contains(err.Error(), "1..4") {

@@ -17,6 +17,7 @@ import (
 // The searched rows are numbered by how many searched rows lie below them
 // (d, from last down to 0), as the counting loop walks them.
 type frameSearch struct {
+	loop  loopTally // the counting loop's steps, kept only in builds tagged loopsteps
 	n     int
 	nrows int
 	rows  [MaxSearchN]int    // the searched rows, top to bottom: rows[last-d]
@@ -85,13 +86,11 @@ func orient(t Task) *frameSearch {
 // orientWeights weigh orientFeatures in predictedCost. They were fitted
 // by least squares to the logarithm of the counting loop's steps for each
 // of the 8 images of every task of N=15 (go test ./solver -run
-// TestFitOrientation -fit-orientation fits and prints them again). A
-// search is smaller when its first rows keep few squares, where it
-// branches most, and, less obviously, when its last rows keep many: the
-// look-ahead then cuts dead ends a row earlier. N=16 makes 4% fewer steps
-// with them than with the rule used before (bottom queen nearest a
-// corner, then most squares taken from the first rows), N=17 is within 3%
-// of an oracle that would try all 8 images.
+// TestFitOrientation -fit-orientation fits and prints them again;
+// TestOrientationNearOracle bounds how far their choice is from the best
+// image). A search is smaller when its first rows keep few squares, where
+// it branches most, and, less obviously, when its last rows keep many:
+// the look-ahead then cuts dead ends a row earlier.
 var orientWeights = [orientFeatureCount]float64{
 	0.330, 0.551, 0.612, 0.548, 0.371, 0.130, // first six rows
 	-0.679, -0.638, -0.481, -0.323, // last four rows, d = 0..3
@@ -171,19 +170,26 @@ func (fs *frameSearch) countGuarded(ctx context.Context, d int, cols, ld, rd uin
 }
 
 // countFrom counts the completions from searched row d (3 or more)
-// without recursion: this loop is where counting
-// spends nearly all its time. It looks one row ahead, so a queen that
-// leaves the next row no square is never pushed, and it finishes the last
-// two rows without a branch, where a search mostly mispredicts.
+// without recursion: this loop is where counting spends nearly all its
+// time. It looks one row ahead, so a queen that leaves the next row no
+// square is never pushed, and it finishes the last two rows without a
+// branch, where a search mostly mispredicts.
 //
 // The rows' tables are copied to the stack frame, where the loop reads
 // them without bounds checks, and the test for the last rows compares d
-// with a constant. A node whose
-// last square is being tried is not kept on the stack (it is written, and
-// dropped by not moving the stack pointer, without a branch): when its
-// child is done, the search goes straight back to the nearest node with
-// squares left, and tries its next square in the same step. That saves
-// two fifths of the loop's steps.
+// with a constant. A node whose last square is being tried is not kept on
+// the stack (it is written, and dropped by not moving the stack pointer,
+// without a branch): when its child is done, the search goes straight
+// back to the nearest node with squares left, and tries its next square
+// in the same step.
+//
+// Every index is masked with MaxSearchN-1 and every shift with 31. The
+// masks change no value the loop meets (d and the stack depth stay below
+// MaxSearchN, a shift is 1 to 3 rows: TestSearchTablesFitTheLoopsMasks,
+// and the loopsteps build checks each step), but they prove to the
+// compiler that each index is in bounds and each shift below 32, so that
+// it emits no check for either. The constants after the function assert
+// what the masks need of MaxSearchN.
 func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 	below, shift := fs.below, fs.shift
 	type frame struct {
@@ -198,6 +204,7 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 		lastShift = shift[1] & 31
 	)
 	for avail != 0 {
+		fs.loop.step(d, sp)
 		bit := avail & -avail
 		avail ^= bit
 		s := shift[d&(MaxSearchN-1)] & 31
@@ -230,6 +237,7 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 			t := (s2 + lastShift) & 31
 			last := below[0] &^ (ncols | nld<<t | nrd>>t)
 			for next != 0 {
+				fs.loop.ending()
 				b := next & -next
 				next ^= b
 				n1 := after &^ (b | b<<s2 | b>>s2)
@@ -250,6 +258,15 @@ func (fs *frameSearch) countFrom(d int, cols, ld, rd uint32) uint64 {
 	}
 	return total
 }
+
+// countFrom's masks need MaxSearchN to be a power of two, so that
+// d&(MaxSearchN-1) is d for every d below it, and no more than the 32 bits
+// of a row's mask. Each constant below fails to compile otherwise: a
+// negative constant is not a uint.
+const (
+	_ = -uint(MaxSearchN & (MaxSearchN - 1)) // MaxSearchN is a power of two
+	_ = uint(32 - MaxSearchN)                // MaxSearchN ≤ 32
+)
 
 // nonZero is 1 for x ≠ 0 and 0 for x = 0, without a branch.
 func nonZero(x uint32) uint32 { return (x | -x) >> 31 }

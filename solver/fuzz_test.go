@@ -138,14 +138,6 @@ func FuzzParseChess(f *testing.F) {
 			return
 		}
 		onBoard(t, p, s)
-		// One square per file: the columns are a permutation.
-		seen := make([]bool, len(p))
-		for _, c := range p {
-			if seen[c] {
-				t.Fatalf("%q parsed as %v, two queens on one file", s, p)
-			}
-			seen[c] = true
-		}
 		reparse(t, p, "chess", p.Chess(), solver.ParseChess)
 	})
 }
@@ -194,6 +186,39 @@ func FuzzParsePlacement(f *testing.F) {
 		}
 		reparse(t, p, "list", p.String(), solver.ParsePlacement)
 		reparse(t, p, "list", "["+strings.ReplaceAll(p.String(), ",", " ")+"]", solver.ParsePlacement)
+	})
+}
+
+func FuzzParseBoard(f *testing.F) {
+	for _, p := range fuzzSeeds() {
+		for _, texts := range writtenForms(p) {
+			for _, text := range texts {
+				f.Add(text)
+			}
+		}
+	}
+	f.Add("0 1\n1 1")
+	f.Add("[[0,1],[1,0],[1]]")
+	f.Add("a2 a4 c1 d3")
+	f.Add("00")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, form, err := solver.ParseBoard(s, "")
+		if err != nil {
+			return
+		}
+		onBoard(t, p, s)
+		if _, err := solver.ParseForm(string(form)); err != nil {
+			t.Fatalf("%q read as %v in form %q: %v", s, p, form, err)
+		}
+		// Whatever is read, written in any form, reads back as itself.
+		for wform, texts := range writtenForms(p) {
+			for _, text := range texts {
+				q, _, err := solver.ParseBoard(text, "")
+				if err != nil || !samePlacement(q, p) {
+					t.Fatalf("%q read as %v; written as %s %q, read as %v, %v", s, p, wform, text, q, err)
+				}
+			}
+		}
 	})
 }
 

@@ -12,11 +12,20 @@ import (
 var fitOrientation = flag.Bool("fit-orientation", false, "fit orientWeights to the steps of N=15 and print them (takes seconds)")
 
 // searchCost is the work of countFrom's loop over a whole frame search: its
-// steps, and each two-row ending at 0.6 of a step. It walks the tree the
-// loop walks, with the same look-ahead, so orientation can be judged and
-// fitted by it; it is slower than countFrom and used only by these tests.
+// steps, and each two-row ending at 0.6 of a step. Orientation is judged
+// and fitted by it.
 func (fs *frameSearch) searchCost() float64 {
-	var steps, endings uint64
+	steps, endings := fs.searchSteps()
+	return float64(steps) + 0.6*float64(endings)
+}
+
+// searchSteps walks the tree countFrom's loop walks from the first
+// searched row, with the same look-ahead, and returns the loop's steps
+// (squares tried) and two-row endings (squares of a child finished without
+// a node). It is slower than countFrom, and serves only these tests;
+// TestSearchStepsAreTheLoops (go test -tags loopsteps) checks it against
+// the steps of the loop itself.
+func (fs *frameSearch) searchSteps() (steps, endings uint64) {
 	var walk func(d int, cols, ld, rd uint32)
 	walk = func(d int, cols, ld, rd uint32) {
 		avail := fs.below[d] &^ (cols | ld | rd)
@@ -39,7 +48,7 @@ func (fs *frameSearch) searchCost() float64 {
 		}
 	}
 	walk(fs.last(), 0, 0, 0)
-	return float64(steps) + 0.6*float64(endings)
+	return steps, endings
 }
 
 // frameImages are the 8 images of one frame, as searches, with their costs.

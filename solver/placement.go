@@ -5,6 +5,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -138,23 +139,51 @@ func ValidateN(n int, p Placement) error {
 			return &ShapeError{N: n, Msg: fmt.Sprintf("row %d: column %d is outside 0..%d", r, c, n-1)}
 		}
 	}
-	// Row index+1 of the queen already seen on each line; 0 means none.
+	if cs := conflicts(p, 1); len(cs) > 0 {
+		return &cs[0]
+	}
+	return nil
+}
+
+// Conflicts returns every pair of queens that attack each other with no
+// queen between them: for each row from the top, the nearest queen above
+// it on its column, on its diagonal and on its anti-diagonal, in that
+// order. A line that holds k queens gives k-1 pairs, so a placement is a
+// solution exactly when there are none, and there are fewer than 3N; the
+// first is the conflict Validate reports. It takes O(N) time. A placement
+// that is not well formed gets Validate's *ShapeError.
+func Conflicts(p Placement) ([]Conflict, error) {
+	var shape *ShapeError
+	if errors.As(Validate(p), &shape) {
+		return nil, shape
+	}
+	return conflicts(p, -1), nil
+}
+
+// conflicts lists the conflicts of a well-formed p, at most limit of them
+// when limit ≥ 0.
+func conflicts(p Placement, limit int) []Conflict {
+	n := len(p)
+	var out []Conflict
+	// Row index+1 of the last queen seen on each line; 0 means none.
 	cols := make([]int32, n)
 	diag := make([]int32, 2*n-1) // r - c + n - 1
 	anti := make([]int32, 2*n-1) // r + c
 	for r, c := range p {
-		if a := cols[c]; a != 0 {
-			return &Conflict{RowA: int(a - 1), RowB: r, ColA: c, ColB: c, Kind: SameColumn}
+		for _, line := range [...]struct {
+			last *int32
+			kind ConflictKind
+		}{{&cols[c], SameColumn}, {&diag[r-c+n-1], SameDiagonal}, {&anti[r+c], SameAntiDiagonal}} {
+			if a := *line.last; a != 0 {
+				out = append(out, Conflict{RowA: int(a - 1), RowB: r, ColA: p[a-1], ColB: c, Kind: line.kind})
+				if len(out) == limit {
+					return out
+				}
+			}
+			*line.last = int32(r + 1)
 		}
-		if a := diag[r-c+n-1]; a != 0 {
-			return &Conflict{RowA: int(a - 1), RowB: r, ColA: p[a-1], ColB: c, Kind: SameDiagonal}
-		}
-		if a := anti[r+c]; a != 0 {
-			return &Conflict{RowA: int(a - 1), RowB: r, ColA: p[a-1], ColB: c, Kind: SameAntiDiagonal}
-		}
-		cols[c], diag[r-c+n-1], anti[r+c] = int32(r+1), int32(r+1), int32(r+1)
 	}
-	return nil
+	return out
 }
 
 // checkN rejects board sizes the search functions cannot handle.

@@ -203,6 +203,46 @@ func CountTask(ctx context.Context, t Task) (Counts, error) {
 	return c, ctx.Err()
 }
 
+// countTask counts the solutions of N whose frame is one of the images of
+// t's frame, from a search of t's frame alone. Why that suffices:
+//
+// Let G be the 8 symmetries, F the frame, and S the solutions whose frame
+// is an image of F. A symmetry g maps a solution with frame f to one with
+// frame g(f), one to one, so S is closed under G and every image of F has
+// as many solutions as F, all of them (the search's count). F has
+// images = 8/|Stab(F)| distinct images (orbit–stabilizer), so
+//
+//	Total = images · all.
+//
+// A solution p with g(p) = p has g(F(p)) = F(p): its stabilizer lies in
+// Stab(F). No reflection leaves a solution or a frame as it is: the
+// queens it would pair up, or leave on its axis, attack each other (a
+// mirror across a middle line pairs queens of one row or column, across a
+// diagonal queens of one diagonal). So Stab(p) is {1}, {1, half turn} or
+// the four turns, and p's class, of 8/|Stab(p)| members, has 8, 4 or 2
+// of them. A class of S has as many members on each image of
+// F (g moves the members on f to those on g(f)), so size/images of them
+// on F. Counting on F the members of each class and those a half and a
+// quarter turn keep (fixed180 and fixed90, from halfTurnCounts):
+//
+//   - Stab(F) = {1}: 8 images; every class has 8 members, 1 on F:
+//     Orbit8 = all.
+//   - Stab(F) = {1, half turn}: 4 images; classes of 8 have 2 members on
+//     F, classes of 4 one, which the half turn keeps: Orbit4 = fixed180,
+//     all = 2·Orbit8 + Orbit4.
+//   - Stab(F) = the four turns: 2 images; classes of 8, 4 and 2 have 4, 2
+//     and 1 members on F; the quarter turn keeps those of classes of 2,
+//     the half turn those of classes of 2 and 4: Orbit2 = fixed90,
+//     fixed180 = Orbit2 + 2·Orbit4, all = Orbit2 + 2·Orbit4 + 4·Orbit8.
+//
+// Unique is the number of classes, Orbit2 + Orbit4 + Orbit8. It is what
+// Burnside's lemma gives, (1/8)·Σ_g |{p ∈ S : g(p) = p}|: the identity keeps
+// the images·all solutions of S, each turn in Stab(F) keeps images times
+// the members of F it keeps, and the other symmetries keep none of S.
+// With four turns: (2·all + 2·fixed180 + 2·2·fixed90)/8 =
+// fixed90 + (fixed180 − fixed90)/2 + (all − fixed180)/4.
+// TestCountTaskMatchesItsSolutions checks each case against the classes
+// of the solutions themselves.
 func countTask(ctx context.Context, t Task) Counts {
 	var c Counts
 	if t.whole() {
@@ -216,14 +256,10 @@ func countTask(ctx context.Context, t Task) Counts {
 	images, half, quarter := t.stabilizer()
 	if !half {
 		fs := orient(t)
-		// No solution of an asymmetric frame has a symmetry: each class
-		// has one member with this frame and one with each other image.
 		n := fs.count(ctx)
 		c.Total, c.Unique, c.Orbit8 = 8*n, n, n
 		return c
 	}
-	// A frame unchanged by the half turn (and maybe the quarter turn):
-	// Burnside's lemma over the frame's stabilizer gives the classes.
 	all := orient(t).count(ctx)
 	fixed180, fixed90 := newFrameSearch(t).halfTurnCounts()
 	c.Total = uint64(images) * all

@@ -45,6 +45,7 @@ type command struct {
 // in-process.
 type console struct {
 	lookupEnv      func(key string) (string, bool)
+	stdin          io.Reader
 	stdout, stderr io.Writer
 }
 
@@ -52,6 +53,7 @@ type console struct {
 var commands = []command{
 	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
+	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate},
 	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
 	{"worker", workerSynopsis, "work the precompute jobs of the database until stopped", runWorker},
@@ -62,7 +64,7 @@ var commands = []command{
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], console{lookupEnv: os.LookupEnv, stdout: os.Stdout, stderr: os.Stderr})
+	code := run(ctx, os.Args[1:], console{lookupEnv: os.LookupEnv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)
 }

@@ -65,8 +65,8 @@ func pageTime(b *testing.B, s store.Store, n int) time.Duration {
 	best := time.Hour
 	for range 200 {
 		start := time.Now()
-		if _, err := s.Page(ctx, store.PageRequest{N: n, Cursor: middle.Placement, Limit: 101}); err != nil {
-			b.Fatal(err)
+		if page, err := s.Page(ctx, store.PageRequest{N: n, Cursor: middle.Placement, Limit: 101}); err != nil || len(page) != 101 {
+			b.Fatalf("page after the middle: %d solutions, %v", len(page), err)
 		}
 		best = min(best, time.Since(start))
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -82,11 +83,9 @@ func enumerate(n int, unique bool) []solver.Placement {
 // solverPage is the page the solver gives for the same request.
 func solverPage(t *testing.T, req store.PageRequest) []solver.Placement {
 	t.Helper()
-	f := map[[2]bool]func(int, solver.Placement, int) ([]solver.Placement, error){
-		{false, false}: solver.After, {false, true}: solver.UniqueAfter,
-		{true, false}: solver.Before, {true, true}: solver.UniqueBefore,
-	}[[2]bool{req.Direction == store.Backward, req.Unique}]
-	page, err := f(req.N, req.Cursor, req.Limit)
+	page, err := solver.Page(context.Background(), solver.PageQuery{
+		N: req.N, Cursor: req.Cursor, Limit: req.Limit, Backward: req.Direction == store.Backward, Unique: req.Unique,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
