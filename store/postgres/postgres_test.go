@@ -19,7 +19,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 	u, _ := pgtest.Schema(t)
 	return storetest.Database{
 		Open: func(t *testing.T, skipMigrations bool) store.Store {
-			return pgtest.Open(t, postgres.Config{URL: u, SkipMigrations: skipMigrations})
+			return pgtest.Open(t, u, func(c *postgres.Config) { c.SkipMigrations = skipMigrations })
 		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
 			m, err := postgres.NewMigrator(u)
@@ -30,7 +30,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 			return m
 		},
 		MarkDirty: func(t *testing.T) {
-			if _, err := pgtest.Open(t, postgres.Config{URL: u, SkipMigrations: true}).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
+			if _, err := pgtest.Open(t, u, func(c *postgres.Config) { c.SkipMigrations = true }).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -45,7 +45,7 @@ func TestConformance(t *testing.T) {
 // chunk's own writes: it sees the chunk done before the commit.
 func TestWriteChunkInTx(t *testing.T) {
 	t.Parallel()
-	s := pgtest.Open(t, postgres.Config{})
+	s := pgtest.OpenSchema(t)
 	ctx := t.Context()
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)
@@ -75,11 +75,14 @@ func TestWriteChunkInTx(t *testing.T) {
 func TestUnavailable(t *testing.T) {
 	t.Parallel()
 	// Port 1 on the loopback: nothing listens there, the refusal is immediate.
-	_, err := postgres.Open(t.Context(), postgres.Config{URL: "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable&connect_timeout=5"})
+	cfg := postgres.DefaultConfig()
+	cfg.URL = "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable&connect_timeout=5"
+	_, err := postgres.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
 		t.Errorf("Open of an unreachable server: %q (%v), want %q", code, err, store.EUNAVAILABLE)
 	}
-	_, err = postgres.Open(t.Context(), postgres.Config{URL: "mysql://nope"})
+	cfg.URL = "mysql://nope"
+	_, err = postgres.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EINVALID {
 		t.Errorf("Open with a bad URL: %q (%v), want %q", code, err, store.EINVALID)
 	}

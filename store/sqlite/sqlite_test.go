@@ -21,7 +21,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
 	return storetest.Database{
 		Open: func(t *testing.T, skipMigrations bool) store.Store {
-			return sqlitetest.Open(t, sqlite.Config{Path: path, SkipMigrations: skipMigrations})
+			return sqlitetest.Open(t, path, func(c *sqlite.Config) { c.SkipMigrations = skipMigrations })
 		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
 			m, err := sqlite.NewMigrator(path)
@@ -52,7 +52,7 @@ func TestConformance(t *testing.T) {
 // writes: it sees the chunk done before the commit.
 func TestWriteChunkInTx(t *testing.T) {
 	t.Parallel()
-	s := sqlitetest.Open(t, sqlite.Config{})
+	s := sqlitetest.OpenTemp(t)
 	ctx := t.Context()
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)
@@ -83,11 +83,7 @@ func TestWriteChunkInTx(t *testing.T) {
 func TestLockedIsUnavailable(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	s, err := sqlite.Open(t.Context(), sqlite.Config{Path: path, BusyTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sqlitetest.Open(t, path, func(c *sqlite.Config) { c.BusyTimeout = 50 * time.Millisecond })
 	storetest.Load(t.Context(), t, s, 5, 1)
 
 	other, err := sql.Open("sqlite", path)
@@ -117,7 +113,9 @@ func TestLockedIsUnavailable(t *testing.T) {
 // TestUnopenable checks that a file that cannot be created is EUNAVAILABLE.
 func TestUnopenable(t *testing.T) {
 	t.Parallel()
-	_, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(t.TempDir(), "missing", "dir", "nqueens.db")})
+	cfg := sqlite.DefaultConfig()
+	cfg.Path = filepath.Join(t.TempDir(), "missing", "dir", "nqueens.db")
+	_, err := sqlite.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
 		t.Errorf("Open in a missing directory: %q (%v), want %q", code, err, store.EUNAVAILABLE)
 	}
