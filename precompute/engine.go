@@ -250,7 +250,11 @@ func (e *Engine[TTx]) Start(ctx context.Context) error {
 // stopped cleanly is forgotten from the workers table; otherwise its
 // heartbeat goes missing and its jobs are rescued.
 func (e *Engine[TTx]) Stop(ctx context.Context) error {
-	err := e.client.Stop(ctx)
+	stop := e.client.Stop
+	if e.cfg.StopTimeout == 0 {
+		stop = e.client.StopAndCancel // River's SoftStopTimeout 0 would wait for ever
+	}
+	err := stop(ctx)
 	if e.stopUpkeep == nil {
 		return err // never started
 	}

@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -85,5 +87,55 @@ func TestUnavailable(t *testing.T) {
 	_, err = postgres.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EINVALID {
 		t.Errorf("Open with a bad URL: %q (%v), want %q", code, err, store.EINVALID)
+	}
+}
+
+// TestConfigRefused: Open refuses a configuration it cannot work with,
+// EINVALID, naming the field, before it connects.
+func TestConfigRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		change func(*postgres.Config)
+		says   string
+	}{
+		{func(c *postgres.Config) { c.URL = "" }, "URL is empty"},
+		{func(c *postgres.Config) { c.MaxConns = 0 }, "MaxConns must be at least 1, got 0"},
+		{func(c *postgres.Config) { c.ConnectTimeout = 0 }, "ConnectTimeout must be positive, got 0s"},
+	} {
+		cfg := postgres.DefaultConfig()
+		cfg.URL = "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable"
+		tt.change(&cfg)
+		_, err := postgres.Open(t.Context(), cfg)
+		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "postgres: "+tt.says) {
+			t.Errorf("Open: %v; want EINVALID saying %q", err, tt.says)
+		}
+	}
+}
+
+// TestPoolSettings: the pool takes MaxConns and ConnectTimeout from the
+// configuration (DefaultConfig's unless changed), and from the URL when
+// it sets pool_max_conns or connect_timeout, which win.
+func TestPoolSettings(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	def := postgres.DefaultConfig()
+	for _, tt := range []struct {
+		url      string
+		change   func(*postgres.Config)
+		maxConns int32
+		connect  time.Duration
+	}{
+		{u, nil, def.MaxConns, def.ConnectTimeout},
+		{u, func(c *postgres.Config) { c.MaxConns, c.ConnectTimeout = 7, time.Second }, 7, time.Second},
+		{u + "&pool_max_conns=3&connect_timeout=9", func(c *postgres.Config) { c.MaxConns = 7 }, 3, 9 * time.Second},
+	} {
+		var opts []func(*postgres.Config)
+		if tt.change != nil {
+			opts = append(opts, tt.change)
+		}
+		pc := pgtest.Open(t, tt.url, opts...).Pool().Config()
+		if pc.MaxConns != tt.maxConns || pc.ConnConfig.ConnectTimeout != tt.connect {
+			t.Errorf("%s: pool of %d, connect timeout %s; want %d, %s", tt.url, pc.MaxConns, pc.ConnConfig.ConnectTimeout, tt.maxConns, tt.connect)
+		}
 	}
 }
