@@ -84,7 +84,8 @@ func DefaultOptions() Options {
 		MaxPageSize: 1000,
 		// Small: a client that names no size gets a cheap page.
 		DefaultPageSize: 20,
-		// N=15 counts in well under a second; N=16 takes several.
+		// N=15 counts in well under a second; each N above takes about
+		// 6.5 times longer (precompute.Config's JobTimeout).
 		CountMaxN: 15,
 		// N=14 walks its 365,596 solutions in about 0.25 s on one core;
 		// N=15's 2,279,184 would take 1.6 s (SolverSource).
