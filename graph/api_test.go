@@ -20,16 +20,6 @@ import (
 // These tests run the real server (httptest, real handler, real HTTP
 // requests) without a store: every page comes from the solver.
 
-// setup starts a server for one test; opts adjust its configuration.
-func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
-	t.Helper()
-	var cfg server.Config
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return apitest.Setup(t, cfg)
-}
-
 type connection = apitest.Connection
 
 func page(t *testing.T, b *apitest.Bundle, field string, n int, args map[string]any) connection {
@@ -47,22 +37,22 @@ func uint64Of(t *testing.T, s *string) uint64 {
 
 func TestPageAllSolutionsOfN8(t *testing.T) {
 	t.Parallel()
-	apitest.CheckPageAllN8(t, setup(t), "SOLVER")
+	apitest.CheckPageAllN8(t, apitest.Setup(t), "SOLVER")
 }
 
 func TestUniqueSolutionsOfN8(t *testing.T) {
 	t.Parallel()
-	apitest.CheckUniqueN8(t, setup(t), "SOLVER")
+	apitest.CheckUniqueN8(t, apitest.Setup(t), "SOLVER")
 }
 
 func TestSolutionAtAgreesWithPaging(t *testing.T) {
 	t.Parallel()
-	apitest.CheckSolutionAtN8(t, setup(t))
+	apitest.CheckSolutionAtN8(t, apitest.Setup(t))
 }
 
 func TestCounts(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	ref := oeis.MustLoad(t)
 	var q strings.Builder
 	q.WriteString("{")
@@ -100,7 +90,7 @@ func TestCounts(t *testing.T) {
 
 func TestBoardBeyondCountLimitPagesFromSolver(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	// N=20: not counted on the spot (above 15), not ranked by walking
 	// (above 14), yet paged forward and backward.
 	c := page(t, b, "solutions", 20, map[string]any{"first": 3})
@@ -129,7 +119,7 @@ func TestBoardBeyondCountLimitPagesFromSolver(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	type result struct {
 		Valid    bool
 		N        int
@@ -172,7 +162,7 @@ func TestValidate(t *testing.T) {
 
 func TestNodeRoundTrip(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	c := page(t, b, "solutions", 6, map[string]any{"first": 10})
 	for _, e := range c.Edges {
 		var data struct {
@@ -208,7 +198,7 @@ func TestNodeRoundTrip(t *testing.T) {
 
 func TestSymmetries(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	var data struct {
 		S struct {
 			Placement  []int
@@ -243,7 +233,7 @@ func cursor(b ...byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
 func TestBadInputs(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.MaxBodyBytes = 64 << 10 })
+	b := apitest.Setup(t, func(c *server.Config) { c.MaxBodyBytes = 64 << 10 })
 	ref := oeis.MustLoad(t)
 
 	// Real cursors of other listings.
@@ -341,7 +331,7 @@ func TestBadInputs(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.RequestTimeout = 30 * time.Millisecond })
+	b := apitest.Setup(t, func(c *server.Config) { c.RequestTimeout = 30 * time.Millisecond })
 	// Walking to the 365,000th of N=14's 365,596 solutions takes ~0.25 s.
 	r := b.Post(t, apitest.Request{Query: `{ solutionAt(n: 14, rank: "365000") { placement } }`})
 	if r.Status != http.StatusOK || r.Code() != "TIMEOUT" || !strings.Contains(r.Message(), "time budget") {
@@ -372,7 +362,7 @@ func TestTimeout(t *testing.T) {
 // that ran on after its request gave up would hold it for hours).
 func TestAbandonedSearchStops(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) {
+	b := apitest.Setup(t, func(c *server.Config) {
 		c.RequestTimeout = 200 * time.Millisecond
 		c.Graph.SolverSlots = 1
 	})

@@ -13,9 +13,7 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -40,17 +38,17 @@ func TestDatabaseUnavailable(t *testing.T) {
 		}
 		p := startProxy(t, "127.0.0.1:0", pu.Host)
 		pu.Host = p.addr
-		st := pgtest.Open(t, postgres.Config{URL: pu.String()})
+		st := pgtest.Open(t, pu.String())
 		checkOutage(t, st, p.stop, func() { p = startProxy(t, p.addr, p.target) })
 	})
 	t.Run("postgres-closed-pool", func(t *testing.T) {
 		t.Parallel()
-		st := pgtest.Open(t, postgres.Config{})
+		st := pgtest.OpenSchema(t)
 		checkOutage(t, st, func() { st.Close() }, nil)
 	})
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		st := sqlitetest.Open(t, sqlite.Config{})
+		st := sqlitetest.OpenTemp(t)
 		checkOutage(t, st, func() { st.Close() }, nil)
 	})
 }

@@ -1,11 +1,13 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -14,12 +16,14 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/nqueens/nqueens/internal/bytecache"
+	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
 
-// Options configure the resolvers. The zero value serves every board from
-// the solver, with the defaults below and no store.
+// Options configure the resolvers. Start from DefaultOptions: NewResolver
+// takes every field as it is (a zero means zero: no page cache, nothing
+// counted on the spot) and refuses a value it cannot work with.
 type Options struct {
 	// Boards reads the store's per-N rows; nil: no store (every board is
 	// UNKNOWN).
@@ -36,22 +40,23 @@ type Options struct {
 
 	// AdminToken is the bearer token mutations need; "" refuses them all.
 	AdminToken string
-	// MaxPageSize bounds first and last (default 1000).
+	// MaxPageSize bounds first and last: 1 to store.MaxPageLimit-1 (a
+	// page asks the store for one more).
 	MaxPageSize int
 	// DefaultPageSize is the page size when neither first nor last is
-	// given (default 20).
+	// given: 1 to MaxPageSize.
 	DefaultPageSize int
 	// CountMaxN is the largest N counted on the spot when the store has no
-	// counts (default 15: N=15 takes well under a second).
+	// counts; 0: none.
 	CountMaxN int
-	// RankWalkMaxN is the largest N whose ranks the solver finds by walking
-	// (default 14).
+	// RankWalkMaxN is the largest N whose ranks the solver finds by
+	// walking; 0: none (ranks come from the store only).
 	RankWalkMaxN int
-	// SolverSlots bounds the solver searches running at once (default
-	// GOMAXPROCS); they are shared fairly between clients.
+	// SolverSlots bounds the solver searches running at once (at least
+	// 1); they are shared fairly between clients.
 	SolverSlots int
 	// SolverBudget is the solver time one operation may spend, all of its
-	// fields together (default 5s).
+	// fields together.
 	SolverBudget time.Duration
 	// PageCacheBytes bounds the memory of the pages kept (and a quarter as
 	// much for the ranks); 0 turns the caches off. Pages never change once
@@ -61,41 +66,66 @@ type Options struct {
 	// OnCacheLookup, when set, is told of every lookup in the page cache
 	// ("page") and in the rank cache ("rank"): hit or miss (for metrics).
 	OnCacheLookup func(cache string, hit bool)
-	// PollInterval is how often boardProgress reads the store (default 1s).
+	// PollInterval is how often boardProgress reads the store.
 	PollInterval time.Duration
 	// CountTimeout bounds an on-the-spot count, which goes on after the
-	// request that started it gave up so that the next one finds it done
-	// (default 1 minute).
+	// request that started it gave up so that the next one finds it done.
 	CountTimeout time.Duration
-	// Logger receives internal errors (default slog.Default()).
+	// Logger receives internal errors.
 	Logger *slog.Logger
 }
 
-func (o *Options) setDefaults() {
-	if o.MaxPageSize <= 0 {
-		o.MaxPageSize = 1000
+// DefaultOptions are the options serve starts with (its flags take their
+// defaults from here), without a store: every board from the solver.
+func DefaultOptions() Options {
+	return Options{
+		// A page of 1000 solutions with a dozen fields each is what the
+		// default complexity limit (server.DefaultConfig) is sized for.
+		MaxPageSize: 1000,
+		// Small: a client that names no size gets a cheap page.
+		DefaultPageSize: 20,
+		// N=15 counts in well under a second; each N above takes about
+		// 6.5 times longer (precompute.Config's JobTimeout).
+		CountMaxN: 15,
+		// N=14 walks its 365,596 solutions in about 0.25 s on one core;
+		// N=15's 2,279,184 would take 1.6 s (SolverSource).
+		RankWalkMaxN: 14,
+		// The searches are CPU-bound: one per core.
+		SolverSlots: runtime.GOMAXPROCS(0),
+		// Half the default request budget (server.DefaultConfig): an
+		// operation that spends it all still answers in time.
+		SolverBudget: 5 * time.Second,
+		// About 20,000 pages of 20 solutions of N=16 (pageCost), a small
+		// share of a server's memory.
+		PageCacheBytes: 64 << 20,
+		// A subscriber sees its board move every second, for one row
+		// read.
+		PollInterval: time.Second,
+		// Far above what a count up to CountMaxN takes: only a machine
+		// far too busy cuts one.
+		CountTimeout: time.Minute,
+		Logger:       slog.Default(),
 	}
-	if o.DefaultPageSize <= 0 {
-		o.DefaultPageSize = min(20, o.MaxPageSize)
+}
+
+// Check says which field of o NewResolver refuses, if any, and what is
+// allowed (a *configcheck.Error).
+func (o Options) Check() error {
+	if o.MaxPageSize >= store.MaxPageLimit {
+		return configcheck.Errorf("MaxPageSize", "must be below %d (a page asks the store for one more), got %d", store.MaxPageLimit, o.MaxPageSize)
 	}
-	if o.CountMaxN == 0 {
-		o.CountMaxN = 15
-	}
-	if o.RankWalkMaxN == 0 {
-		o.RankWalkMaxN = 14
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = time.Second
-	}
-	if o.SolverBudget <= 0 {
-		o.SolverBudget = 5 * time.Second
-	}
-	if o.CountTimeout <= 0 {
-		o.CountTimeout = time.Minute
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	return cmp.Or(
+		configcheck.AtLeast("MaxPageSize", o.MaxPageSize, 1),
+		configcheck.Between("DefaultPageSize", o.DefaultPageSize, 1, o.MaxPageSize, "at most MaxPageSize"),
+		configcheck.Between("CountMaxN", o.CountMaxN, 0, solver.MaxSearchN, "0: never count on the spot"),
+		configcheck.Between("RankWalkMaxN", o.RankWalkMaxN, 0, solver.MaxSearchN, "0: never walk, ranks from the store only"),
+		configcheck.AtLeast("SolverSlots", o.SolverSlots, 1),
+		configcheck.Positive("SolverBudget", o.SolverBudget),
+		configcheck.AtLeast("PageCacheBytes", o.PageCacheBytes, 0),
+		configcheck.Positive("PollInterval", o.PollInterval),
+		configcheck.Positive("CountTimeout", o.CountTimeout),
+		configcheck.Logger("Logger", o.Logger == nil),
+	)
 }
 
 // solverQuantum is how long a search keeps its solver slot while others
@@ -159,7 +189,9 @@ func makePageKey(src Source, req store.PageRequest) pageKey {
 
 // NewResolver returns the root resolver for opts.
 func NewResolver(opts Options) (*Resolver, error) {
-	opts.setDefaults()
+	if err := opts.Check(); err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
 	r := &Resolver{
 		opts:    opts,
 		boards:  opts.Boards,
@@ -179,7 +211,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	return r, nil
 }
 
-// Options returns the options in effect, defaults filled in.
+// Options returns the options the resolver was made with.
 func (r *Resolver) Options() Options { return r.opts }
 
 // checkN checks a board size argument of the searched boards.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"runtime"
 	"time"
 
 	"github.com/nqueens/nqueens/solver"
@@ -38,13 +37,10 @@ type SolverSource struct {
 }
 
 // NewSolverSource returns a solver source running at most slots searches
-// at once (0: GOMAXPROCS), handing a slot to a waiting client after a
+// at once (at least 1), handing a slot to a waiting client after a
 // search has held it for quantum, giving each operation budget of solver
 // time, and walking ranks up to rankWalkMaxN.
 func NewSolverSource(slots int, quantum, budget time.Duration, rankWalkMaxN int) *SolverSource {
-	if slots <= 0 {
-		slots = runtime.GOMAXPROCS(0)
-	}
 	return &SolverSource{RankWalkMaxN: rankWalkMaxN, Budget: budget, share: newSolverShare(slots, quantum)}
 }
 

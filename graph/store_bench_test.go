@@ -18,7 +18,6 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -42,7 +41,7 @@ func BenchmarkSolutionsN16(b *testing.B) {
 	ctx := context.Background()
 	u, _ := pgtest.Schema(b)
 	// As nqueens serve opens it (cmd/nqueens, genericPlans).
-	st := pgtest.Open(b, postgres.Config{URL: u + "&plan_cache_mode=force_generic_plan"})
+	st := pgtest.Open(b, u+"&plan_cache_mode=force_generic_plan")
 	func() { // the enumerated chunks (240 MB) go once stored
 		chunks, err := storetest.ComputeChunks(16, solver.DefaultChunkDepth(16))
 		if err != nil {
@@ -54,9 +53,10 @@ func BenchmarkSolutionsN16(b *testing.B) {
 	}()
 	vacuum(b, u)
 
-	srv := apitest.Setup(b, server.Config{
-		Graph:  graph.Options{Boards: st, Stored: st, PageCacheBytes: 0},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	srv := apitest.Setup(b, func(c *server.Config) {
+		c.Graph.Boards, c.Graph.Stored = st, st
+		c.Graph.PageCacheBytes = 0
+		c.Logger = slog.New(slog.DiscardHandler)
 	})
 	const total = 14_772_512
 	cursorAt := func(rank uint64) any {

@@ -10,15 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -47,11 +44,11 @@ type backend struct {
 var backends = []backend{
 	{"postgres", func(t *testing.T) database {
 		u, _ := pgtest.Schema(t)
-		return database{backend: "postgres", open: func(t *testing.T) store.Store { return pgtest.Open(t, postgres.Config{URL: u}) }}
+		return database{backend: "postgres", open: func(t *testing.T) store.Store { return pgtest.Open(t, u) }}
 	}},
 	{"sqlite", func(t *testing.T) database {
 		path := filepath.Join(t.TempDir(), "nqueens.db")
-		return database{backend: "sqlite", open: func(t *testing.T) store.Store { return sqlitetest.Open(t, sqlite.Config{Path: path}) }}
+		return database{backend: "sqlite", open: func(t *testing.T) store.Store { return sqlitetest.Open(t, path) }}
 	}},
 }
 
@@ -103,11 +100,8 @@ func fill(t testing.TB, st store.Store, n int, between func(done, total int)) {
 // serve starts the real server over st, as nqueens serve does.
 func serve(t *testing.T, st store.Store, opts ...func(*server.Config)) *apitest.Bundle {
 	t.Helper()
-	cfg := server.Config{Graph: graph.Options{Boards: st, Stored: st}}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return apitest.Setup(t, cfg)
+	withStore := func(c *server.Config) { c.Graph.Boards, c.Graph.Stored = st, st }
+	return apitest.Setup(t, append([]func(*server.Config){withStore}, opts...)...)
 }
 
 // TestStoredPagesEqualSolverPages pages N=8..10 from the store (boards
@@ -240,7 +234,7 @@ func TestSolutionAtAgreesWithPagingFromStore(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db database) {
 		st := db.open(t)
 		fill(t, st, 8, nil)
-		b := serve(t, st, func(c *server.Config) { c.Graph.RankWalkMaxN = -1 }) // never walk: ranks from the store only
+		b := serve(t, st, func(c *server.Config) { c.Graph.RankWalkMaxN = 0 }) // never walk: ranks from the store only
 		apitest.CheckSolutionAtN8(t, b)
 	})
 }
@@ -343,7 +337,7 @@ func TestBoardProgressSubscription(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db database) {
 		b := serve(t, db.open(t), func(c *server.Config) {
 			c.Graph.PollInterval = 10 * time.Millisecond
-			c.Graph.CountMaxN = -1 // no counts on the spot: the total comes from the store when done
+			c.Graph.CountMaxN = 0 // no counts on the spot: the total comes from the store when done
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()

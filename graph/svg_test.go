@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"flag"
+	"github.com/nqueens/nqueens/internal/apitest"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func golden(t *testing.T, name, got string) {
 
 func TestSVGGolden(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	var data struct {
 		First struct {
 			Placement []int

@@ -58,20 +58,26 @@ func (m *Migrator) Up() error {
 	return nil
 }
 
-// Down reverts the last steps migrations, or all of them when steps ≤ 0.
-// Reverting from version 0 is not an error.
+// Down reverts the last steps migrations (at least 1; DownAll reverts
+// them all). Reverting from version 0 is not an error.
 func (m *Migrator) Down(steps int) error {
-	var err error
-	if steps <= 0 {
-		err = m.m.Down()
-	} else {
-		v, _, verr := m.Version()
-		if verr != nil {
-			return verr
-		}
-		// migrate's Steps fails when asked for more steps than exist.
-		err = m.m.Steps(-min(steps, int(v)))
+	if steps < 1 {
+		return fmt.Errorf("migrations: down takes at least 1 step, got %d (DownAll reverts every migration)", steps)
 	}
+	v, _, err := m.Version()
+	if err != nil {
+		return err
+	}
+	// migrate's Steps fails when asked for more steps than exist.
+	return downErr(m.m.Steps(-min(steps, int(v))))
+}
+
+// DownAll reverts every migration, dropping the tables and their data.
+func (m *Migrator) DownAll() error { return downErr(m.m.Down()) }
+
+// downErr is the error of a migration down: none when there was nothing
+// to revert.
+func downErr(err error) error {
 	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return wrap("down", err)
 	}

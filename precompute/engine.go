@@ -33,6 +33,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 
+	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -52,102 +53,107 @@ const jobsPerWorker = 4
 // cluster; beyond it the counts are not known.
 const MaxN = 27
 
-// DefaultStoreMaxN is the default storage limit: the solutions of N up to
-// it are stored, counts only above (DESIGN.md, "Numbers to design for").
-const DefaultStoreMaxN = 16
-
 // SolverVersion is recorded with every board the engine plans. Change it
 // when the solver's chunks or counts could change.
 const SolverVersion = "nqueens-solver-1"
 
-// Config configures an Engine. Zero fields take the defaults noted.
+// Config configures an Engine. Start from DefaultConfig: New takes every
+// field as it is and refuses a value it cannot work with.
 type Config struct {
-	// Workers is how many chunks this process computes at once (default
-	// GOMAXPROCS). More chunk jobs run at once (jobsPerWorker per worker):
-	// a job spends much of its time waiting on the database, and while
-	// some write, the others compute. A process that only asks for boards
+	// Workers is how many chunks this process computes at once (at least
+	// 1). More chunk jobs run at once (jobsPerWorker per worker): a job
+	// spends much of its time waiting on the database, and while some
+	// write, the others compute. A process that only asks for boards
 	// never calls Start.
 	Workers int
 	// StoreMaxN is the storage limit, 1 to solver.MaxSearchN: boards up to
-	// it keep every solution, boards above it their counts only (default
-	// 16).
+	// it keep every solution, boards above it their counts only.
 	StoreMaxN int
-	// MaxAttempts is how many times a job runs before it is given up; a
-	// chunk given up fails its board, with the error (default 5).
+	// MaxAttempts is how many times a job runs before it is given up (at
+	// least 1); a chunk given up fails its board, with the error.
 	MaxAttempts int
-	// RetryPolicy says when a failed job runs again (default River's:
-	// attempt⁴ seconds, with jitter).
+	// RetryPolicy says when a failed job runs again; nil: River's own
+	// (attempt⁴ seconds, with jitter).
 	RetryPolicy river.ClientRetryPolicy
 	// JobTimeout is how long a job may run before River cancels it and
-	// runs it again later (default 1h): the bound on a job that hangs. A
-	// chunk expected to run longer gets more (chunkTimeout): chunks of
-	// stored boards take milliseconds, but a task of a counts-only board
-	// takes 2.4 ms on average at N=17 on one core and about 6.5 times more
-	// for each N above: 0.7 s at N=20, 3 minutes at N=23, 4 days at N=27.
-	// A worker that dies is noticed by its missing heartbeat
-	// (RescueAfter), not by this.
+	// runs it again later: the bound on a job that hangs. A chunk
+	// expected to run longer gets more (chunkTimeout): chunks of stored
+	// boards take milliseconds, but a task of a counts-only board takes
+	// 2.4 ms on average at N=17 on one core and about 6.5 times more for
+	// each N above: 0.7 s at N=20, 3 minutes at N=23, 4 days at N=27. A
+	// worker that dies is noticed by its missing heartbeat (RescueAfter),
+	// not by this.
 	JobTimeout time.Duration
 	// RescueAfter is how long a worker process may go without a heartbeat
-	// before the jobs it was running are run again by others (default
-	// 20s; at least minHeartbeatsToRescue heartbeats). Each process looks
-	// for such jobs every quarter of it, so a killed worker's jobs run
-	// again within about 1.25 times RescueAfter (rescue.go).
+	// before the jobs it was running are run again by others (at least
+	// minHeartbeatsToRescue heartbeats). Each process looks for such jobs
+	// every quarter of it, so a killed worker's jobs run again within
+	// about 1.25 times RescueAfter (rescue.go).
 	RescueAfter time.Duration
 	// StopTimeout is how long Stop lets the running chunks commit before
 	// cancelling them; a cancelled chunk rolls back and runs again later,
-	// here or elsewhere (default 10s).
+	// here or elsewhere. 0: cancel them at once.
 	StopTimeout time.Duration
 	// Heartbeat is how often this process records that it is alive (the
 	// workers table, which RescueAfter reads) and refreshes the updated_at
 	// of the boards whose chunks run here, so that progress readers see
-	// they are alive (default 1s).
+	// they are alive.
 	Heartbeat time.Duration
-	// Logger (default slog.Default()).
-	Logger *slog.Logger
+	Logger    *slog.Logger
 }
 
-func (c *Config) setDefaults() {
-	c.Workers = cmp.Or(max(c.Workers, 0), runtime.GOMAXPROCS(0))
-	c.StoreMaxN = cmp.Or(c.StoreMaxN, DefaultStoreMaxN)
-	c.MaxAttempts = cmp.Or(c.MaxAttempts, 5)
-	c.JobTimeout = cmp.Or(c.JobTimeout, time.Hour)
-	c.RescueAfter = cmp.Or(c.RescueAfter, DefaultRescueAfter)
-	c.StopTimeout = cmp.Or(c.StopTimeout, 10*time.Second)
-	c.Heartbeat = cmp.Or(c.Heartbeat, DefaultHeartbeat)
-	if c.Logger == nil {
-		c.Logger = slog.Default()
+// DefaultConfig is the configuration the commands start with (their
+// flags take their defaults from here).
+func DefaultConfig() Config {
+	return Config{
+		// One chunk per core: computing is CPU-bound.
+		Workers: runtime.GOMAXPROCS(0),
+		// DESIGN.md, "Numbers to design for": the 14,772,512 solutions
+		// of N=16 are stored, N=17's 95,815,104 would be 6.5 times more.
+		StoreMaxN: 16,
+		// A chunk that fails five times fails for a reason a retry does
+		// not mend; River's backoff (attempt⁴ s) spreads the five over
+		// about 6 minutes, past a database's restart.
+		MaxAttempts: 5,
+		// A hung job is retried within the hour; a chunk expected to run
+		// longer gets more (chunkTimeout).
+		JobTimeout: time.Hour,
+		// A killed worker's jobs run again within about 25 s, well within
+		// the minute DESIGN.md promises, and a live worker would have to
+		// miss twenty heartbeats in a row to be taken for gone.
+		RescueAfter: 20 * time.Second,
+		// Chunks of stored boards commit in milliseconds; 10 s lets them
+		// all finish on a busy database.
+		StopTimeout: 10 * time.Second,
+		// One small write a second per process: the database hardly
+		// notices, and RescueAfter spans twenty of them.
+		Heartbeat: time.Second,
+		Logger:    slog.Default(),
 	}
 }
-
-// DefaultHeartbeat is Config.Heartbeat's default.
-const DefaultHeartbeat = time.Second
-
-// DefaultRescueAfter is Config.RescueAfter's default: a killed worker's
-// jobs run again within about 25 s, well within the minute DESIGN.md
-// promises, and a live worker would have to miss twenty heartbeats in a
-// row to be taken for gone.
-const DefaultRescueAfter = 20 * time.Second
 
 // minHeartbeatsToRescue is how many heartbeats RescueAfter must span at
 // least, so that one slow heartbeat (a busy database, a pause) does not
 // make a live worker look gone.
 const minHeartbeatsToRescue = 5
 
-// CheckRescueAfter checks Config.RescueAfter against the heartbeat.
-func CheckRescueAfter(rescueAfter, heartbeat time.Duration) error {
-	if rescueAfter < minHeartbeatsToRescue*heartbeat {
-		return fmt.Errorf("the time after which a silent worker's jobs are rescued must be at least %s (%d heartbeats), got %s",
-			minHeartbeatsToRescue*heartbeat, minHeartbeatsToRescue, rescueAfter)
+// Check says which field of c New refuses, if any, and what is allowed
+// (a *configcheck.Error).
+func (c Config) Check() error {
+	err := cmp.Or(
+		configcheck.AtLeast("Workers", c.Workers, 1),
+		configcheck.Between("StoreMaxN", c.StoreMaxN, 1, solver.MaxSearchN, ""),
+		configcheck.AtLeast("MaxAttempts", c.MaxAttempts, 1),
+		configcheck.Positive("JobTimeout", c.JobTimeout),
+		configcheck.Positive("Heartbeat", c.Heartbeat),
+		configcheck.NotNegative("StopTimeout", c.StopTimeout),
+		configcheck.Logger("Logger", c.Logger == nil),
+	)
+	if err == nil && c.RescueAfter < minHeartbeatsToRescue*c.Heartbeat {
+		return configcheck.Errorf("RescueAfter", "must be at least %s (%d heartbeats), got %s",
+			minHeartbeatsToRescue*c.Heartbeat, minHeartbeatsToRescue, c.RescueAfter)
 	}
-	return nil
-}
-
-// CheckStoreMaxN checks a storage limit.
-func CheckStoreMaxN(n int) error {
-	if n < 1 || n > solver.MaxSearchN {
-		return fmt.Errorf("the storage limit must be between 1 and %d, got %d", solver.MaxSearchN, n)
-	}
-	return nil
+	return err
 }
 
 // Engine asks for boards and works their jobs. TTx is the River driver's
@@ -179,11 +185,7 @@ type Engine[TTx any] struct {
 // chunk's rows and its job's completion commit together. River's tables
 // must exist (MigrateUp).
 func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDriver, cfg Config) (*Engine[TTx], error) {
-	cfg.setDefaults()
-	if err := CheckStoreMaxN(cfg.StoreMaxN); err != nil {
-		return nil, err
-	}
-	if err := CheckRescueAfter(cfg.RescueAfter, cfg.Heartbeat); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("precompute: %w", err)
 	}
 	e := &Engine[TTx]{store: st, db: driver.GetExecutor(), cfg: cfg, log: cfg.Logger, id: newWorkerID(),
@@ -248,7 +250,11 @@ func (e *Engine[TTx]) Start(ctx context.Context) error {
 // stopped cleanly is forgotten from the workers table; otherwise its
 // heartbeat goes missing and its jobs are rescued.
 func (e *Engine[TTx]) Stop(ctx context.Context) error {
-	err := e.client.Stop(ctx)
+	stop := e.client.Stop
+	if e.cfg.StopTimeout == 0 {
+		stop = e.client.StopAndCancel // River's SoftStopTimeout 0 would wait for ever
+	}
+	err := stop(ctx)
 	if e.stopUpkeep == nil {
 		return err // never started
 	}

@@ -51,7 +51,7 @@ func TestStoredBoards(t *testing.T) {
 // solution is stored.
 func TestCountsOnlyBoard(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
-		b := setup(t, backend, options{cfg: precompute.Config{StoreMaxN: 8}})
+		b := setup(t, backend, options{config: func(c *precompute.Config) { c.StoreMaxN = 8 }})
 		b.ask(t, 11, 12)
 		b.start(t)
 		for n, board := range b.waitFinished(t, 11, 12) {
@@ -167,8 +167,8 @@ func TestFailingChunk(t *testing.T) {
 		faulty := &faultyStore{n: 8, prefix: solver.Placement{3}}
 		faulty.refuse.Store(true)
 		b := setup(t, backend, options{
-			cfg:  precompute.Config{MaxAttempts: 3, RetryPolicy: fastRetries{}},
-			wrap: func(s store.Store) store.Store { faulty.Store = s; return faulty },
+			config: func(c *precompute.Config) { c.MaxAttempts, c.RetryPolicy = 3, fastRetries{} },
+			wrap:   func(s store.Store) store.Store { faulty.Store = s; return faulty },
 		})
 		b.ask(t, 8)
 		b.start(t)
@@ -212,8 +212,8 @@ func TestHeartbeat(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		faulty := &faultyStore{n: 4, hold: 2 * time.Second}
 		b := setup(t, backend, options{
-			cfg:  precompute.Config{Heartbeat: 200 * time.Millisecond},
-			wrap: func(s store.Store) store.Store { faulty.Store = s; return faulty },
+			config: func(c *precompute.Config) { c.Heartbeat = 200 * time.Millisecond },
+			wrap:   func(s store.Store) store.Store { faulty.Store = s; return faulty },
 		})
 		b.ask(t, 4)
 		b.start(t)
@@ -238,7 +238,7 @@ func TestHeartbeat(t *testing.T) {
 // finishes the boards with every chunk done once.
 func TestStopAndResume(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
-		b := setup(t, backend, options{cfg: precompute.Config{StopTimeout: 50 * time.Millisecond}})
+		b := setup(t, backend, options{config: func(c *precompute.Config) { c.StopTimeout = 50 * time.Millisecond }})
 		ns := []int{12, 13}
 		b.ask(t, ns...)
 		b.start(t)
@@ -267,7 +267,7 @@ func TestStopAndResume(t *testing.T) {
 // would: the engine's sweep closes it.
 func TestSweep(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
-		b := setup(t, backend, options{cfg: precompute.Config{Heartbeat: 50 * time.Millisecond}})
+		b := setup(t, backend, options{config: func(c *precompute.Config) { c.Heartbeat = 50 * time.Millisecond }})
 		if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "a worker that died"}, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -54,11 +54,16 @@ func (s *goneStore) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx sto
 	return s.Store.WriteChunk(ctx, w, inTx)
 }
 
-// rescueConfig makes a worker look gone after 2 s without a heartbeat
-// (20 heartbeats) rather than the default 20 s: long enough for a live
-// worker's heartbeat on a loaded machine under the race detector, where
-// on SQLite it waits its turn on the one write connection.
-var rescueConfig = precompute.Config{Workers: 1, Heartbeat: 100 * time.Millisecond, RescueAfter: 2 * time.Second}
+// rescueAfter makes a worker look gone after 2 s without a heartbeat (20
+// heartbeats of 100 ms) rather than the default 20 s: long enough for a
+// live worker's heartbeat on a loaded machine under the race detector,
+// where on SQLite it waits its turn on the one write connection.
+const rescueAfter = 2 * time.Second
+
+// rescueConfig is the engine's configuration with rescueAfter, one worker.
+func rescueConfig(c *precompute.Config) {
+	c.Workers, c.Heartbeat, c.RescueAfter = 1, 100*time.Millisecond, rescueAfter
+}
 
 // TestRescueGoneWorker: a worker process vanishes with chunk jobs running
 // (no heartbeat, no write) in the middle of a board; another process
@@ -69,13 +74,13 @@ func TestRescueGoneWorker(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		const n = 10
 		gone := newGoneStore()
-		a := setup(t, backend, options{cfg: rescueConfig, wrap: gone.wrap})
+		a := setup(t, backend, options{config: rescueConfig, wrap: gone.wrap})
 		a.start(t)
 		gone.vanish()
 		a.ask(t, n)
 		held := waitHeld(t, a, a.engine.ID())
 
-		b := a.peer(t, options{cfg: rescueConfig})
+		b := a.peer(t, options{config: rescueConfig})
 		b.start(t)
 		vanished := time.Now()
 		done := b.waitFinished(t, n)[n]
@@ -147,13 +152,13 @@ func waitHeld(t *testing.T, b *bundle, id string) map[int64]bool {
 func TestNoRescueWhileAlive(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		const n = 9
-		hold := 3 * rescueConfig.RescueAfter
+		hold := 3 * rescueAfter
 		slow := &faultyStore{n: n, hold: hold}
-		a := setup(t, backend, options{cfg: rescueConfig, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
+		a := setup(t, backend, options{config: rescueConfig, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
 		a.start(t)
 		a.ask(t, n)
 		waitHeld(t, a, a.engine.ID())
-		b := a.peer(t, options{cfg: rescueConfig})
+		b := a.peer(t, options{config: rescueConfig})
 		b.start(t)
 		done := b.waitFinished(t, n)[n]
 		boardtest.CheckCounts(t, done)

@@ -14,9 +14,7 @@ import (
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -60,7 +58,9 @@ type bundle struct {
 
 // options adjust a test's setup.
 type options struct {
-	cfg precompute.Config
+	// config, when set, changes the engine's configuration
+	// (precompute.DefaultConfig, logging to the test).
+	config func(*precompute.Config)
 	// wrap, when set, wraps the store the engine writes through (faults).
 	wrap func(store.Store) store.Store
 }
@@ -70,26 +70,35 @@ type options struct {
 // test ends).
 func setup(t *testing.T, backend string, o options) *bundle {
 	t.Helper()
-	o.setDefaults(t)
 	switch backend {
 	case "postgres":
-		st := pgtest.Open(t, postgres.Config{})
-		return newBundle(t, st, o.wrap(st), riverpgxv5.New(st.Pool()), o.cfg)
+		st := pgtest.OpenSchema(t)
+		return newBundle(t, st, o.wrapped(st), riverpgxv5.New(st.Pool()), o.engineConfig(t))
 	case "sqlite":
-		st := sqlitetest.Open(t, sqlite.Config{})
-		return newBundle(t, st, o.wrap(st), riversqlite.New(st.Writer()), o.cfg)
+		st := sqlitetest.OpenTemp(t)
+		return newBundle(t, st, o.wrapped(st), riversqlite.New(st.Writer()), o.engineConfig(t))
 	}
 	t.Fatalf("unknown backend %q", backend)
 	return nil
 }
 
-func (o *options) setDefaults(t *testing.T) {
+// engineConfig is the engine's configuration for test t.
+func (o options) engineConfig(t *testing.T) precompute.Config {
+	cfg := precompute.DefaultConfig()
+	cfg.Logger = testLogger(t)
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	return cfg
+}
+
+// wrapped is the store the engine writes through: st, or what wrap makes
+// of it.
+func (o options) wrapped(st store.Store) store.Store {
 	if o.wrap == nil {
-		o.wrap = func(s store.Store) store.Store { return s }
+		return st
 	}
-	if o.cfg.Logger == nil {
-		o.cfg.Logger = testLogger(t)
-	}
+	return o.wrap(st)
 }
 
 func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, through store.Store, driver TDriver, cfg precompute.Config) *bundle {
@@ -126,8 +135,7 @@ func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, throu
 	}
 	peer := func(t *testing.T, o options) *bundle {
 		t.Helper()
-		o.setDefaults(t)
-		return newBundle(t, st, o.wrap(st), driver, o.cfg)
+		return newBundle(t, st, o.wrapped(st), driver, o.engineConfig(t))
 	}
 	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list, peer: peer}
 }

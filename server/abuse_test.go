@@ -17,7 +17,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/introspection"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 )
@@ -53,7 +52,7 @@ func answersNext(t *testing.T, b *apitest.Bundle) {
 // (measured first, so that the bound holds on a busy machine).
 func TestAbuseFragmentDoubling(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	start := time.Now()
 	if r := b.Post(t, apitest.Request{Query: "{ count(n: 8) { total }"}); r.Status != http.StatusBadRequest {
 		t.Fatalf("a syntax error got status %d", r.Status)
@@ -78,7 +77,7 @@ func TestAbuseFragmentDoubling(t *testing.T) {
 // taken long.
 func TestAbuseDocumentShapes(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	for name, shape := range documentShapes {
 		t.Run(name, func(t *testing.T) {
 			k := largestAccepted(t, b.Server, shape)
@@ -95,7 +94,7 @@ func TestAbuseDocumentShapes(t *testing.T) {
 // send, GraphiQL's introspection query first.
 func TestHonestDocumentsPass(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	r := b.Post(t, apitest.Request{Query: introspection.Query})
 	if r.Status != http.StatusOK || len(r.Errors) > 0 {
 		t.Fatalf("the introspection query: status %d: %.500s", r.Status, r.Raw)
@@ -121,7 +120,7 @@ func heapAfterGC() uint64 {
 // caches could keep (not run in parallel: it reads the process's heap):
 // the heap grows by less than 100 MiB.
 func TestAbuseMemory(t *testing.T) {
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	const mb = 1 << 20
 	pad := func(i int, doc string) string {
 		return fmt.Sprintf("# %d %s\n%s", i, strings.Repeat("x", mb-len(doc)-64), doc)
@@ -168,7 +167,7 @@ func TestAbuseMemory(t *testing.T) {
 // parallel: it reads the process's heap): the heap keeps less than the
 // pages.
 func TestAbusePageCache(t *testing.T) {
-	b := apitest.Setup(t, server.Config{Graph: graph.Options{PageCacheBytes: 4 << 20}})
+	b := apitest.Setup(t, func(c *server.Config) { c.Graph.PageCacheBytes = 4 << 20 })
 	before := heapAfterGC()
 	for req := range 50 {
 		var q strings.Builder
@@ -218,7 +217,7 @@ func closedWithin(t *testing.T, c net.Conn, limit time.Duration) time.Duration {
 // is cut within 15 s.
 func TestAbuseSlowBody(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	c := dial(t, b)
 	fmt.Fprintf(c, "POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"query\": ")
 	took := closedWithin(t, c, 15*time.Second)
@@ -230,7 +229,7 @@ func TestAbuseSlowBody(t *testing.T) {
 // timeout.
 func TestAbuseSlowHeaders(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{ReadHeaderTimeout: time.Second})
+	b := apitest.Setup(t, func(c *server.Config) { c.ReadHeaderTimeout = time.Second })
 	c := dial(t, b)
 	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
 	for range 3 {
@@ -247,7 +246,7 @@ func TestAbuseSlowHeaders(t *testing.T) {
 // after its request is closed after the idle timeout.
 func TestAbuseIdleConnection(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{IdleTimeout: time.Second})
+	b := apitest.Setup(t, func(c *server.Config) { c.IdleTimeout = time.Second })
 	c := dial(t, b)
 	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -262,7 +261,7 @@ func TestAbuseIdleConnection(t *testing.T) {
 // TestAbuseLargeHeaders: headers past the cap are refused with 431.
 func TestAbuseLargeHeaders(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{MaxHeaderBytes: 8 << 10})
+	b := apitest.Setup(t, func(c *server.Config) { c.MaxHeaderBytes = 8 << 10 })
 	c := dial(t, b)
 	// net/http reads 4 KiB past the cap before it refuses.
 	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: %s\r\n\r\n", strings.Repeat("a", 16<<10))
@@ -281,7 +280,7 @@ func TestAbuseLargeHeaders(t *testing.T) {
 // one closes; the server answers again then.
 func TestAbuseConnections(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{MaxConnections: 16})
+	b := apitest.Setup(t, func(c *server.Config) { c.MaxConnections = 16 })
 	var held []net.Conn
 	for range 16 {
 		held = append(held, dial(t, b))
@@ -336,7 +335,7 @@ func heavyAliases(k int, distinct bool) string {
 // requests end at their time budget. Not run in parallel: the other
 // tests' servers would compete for this process's cores.
 func TestAbuseStarvation(t *testing.T) {
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	small := from(t, b, "127.0.0.2")
 	smallest := func(round string) time.Duration {
 		var slowest time.Duration
@@ -382,7 +381,7 @@ func TestAbuseStarvation(t *testing.T) {
 // budget: the field running then says so, and so do the fields after it.
 func TestSolverBudget(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{Graph: graph.Options{SolverBudget: 2 * time.Second}})
+	b := apitest.Setup(t, func(c *server.Config) { c.Graph.SolverBudget = 2 * time.Second })
 	start := time.Now()
 	r := b.Post(t, apitest.Request{Query: heavyAliases(390, true)})
 	took := time.Since(start)
@@ -405,7 +404,7 @@ func TestSolverBudget(t *testing.T) {
 // solutionAt cost one walk, within the solver budget.
 func TestIdenticalFieldsComputedOnce(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	r := b.Post(t, apitest.Request{Query: heavyAliases(390, false)})
 	if r.Status != http.StatusOK || len(r.Errors) > 0 {
 		t.Fatalf("390 identical aliases: status %d, %.300s", r.Status, r.Raw)

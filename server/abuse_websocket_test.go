@@ -31,7 +31,7 @@ func TestAbuseWebsocketHandshakes(t *testing.T) {
 		t.Skipf("no /proc/self/fd to count open files: %v", err)
 	}
 	const badInits, silent = 400, 40
-	b := setup(t, func(c *server.Config) {
+	b := apitest.Setup(t, func(c *server.Config) {
 		c.WSInitTimeout = 3 * time.Second
 		c.WSMaxConnections = 1000 // the test is about leaks, not the cap
 	})

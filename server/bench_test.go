@@ -81,9 +81,10 @@ func (m *memorySource) Rank(_ context.Context, _ int, p solver.Placement, _ bool
 // database, no page cache).
 func BenchmarkPageOverhead(b *testing.B) {
 	src := newMemorySource(12)
-	srv := apitest.Setup(b, server.Config{
-		Graph:  graph.Options{Boards: src, Stored: src},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	srv := apitest.Setup(b, func(c *server.Config) {
+		c.Graph.Boards, c.Graph.Stored = src, src
+		c.Graph.PageCacheBytes = 0
+		c.Logger = slog.New(slog.DiscardHandler)
 	})
 	const query = `query Page($n: Int!, $first: Int!, $after: String) {
   solutions(n: $n, first: $first, after: $after) {

@@ -101,7 +101,7 @@ func post(srv http.Handler, query string) string {
 // comment makes every document new to the query cache): the most CPU one
 // request of that shape can cost before any resolver runs.
 func BenchmarkDocumentShapes(b *testing.B) {
-	srv, err := server.New(server.Config{})
+	srv, err := server.New(server.DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}

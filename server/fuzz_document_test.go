@@ -10,7 +10,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/introspection"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/server"
 )
 
@@ -38,10 +37,9 @@ func FuzzDocument(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	srv, err := server.New(server.Config{
-		RequestTimeout: 200 * time.Millisecond,
-		Graph:          graph.Options{SolverBudget: 50 * time.Millisecond},
-	})
+	cfg := server.DefaultConfig()
+	cfg.RequestTimeout, cfg.Graph.SolverBudget = 200*time.Millisecond, 50*time.Millisecond
+	srv, err := server.New(cfg)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/server"
 )
 
@@ -23,12 +21,12 @@ import (
 //
 //	go test -fuzz FuzzRequestDecoder -fuzztime 30s ./server
 func FuzzRequestDecoder(f *testing.F) {
-	srv, err := server.New(server.Config{
-		// Small budgets: a fuzzed query may well ask for a large count.
-		Graph:          graph.Options{CountMaxN: 8, RankWalkMaxN: 8, CountTimeout: time.Second},
-		RequestTimeout: time.Second,
-		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	cfg := server.DefaultConfig()
+	// Small budgets: a fuzzed query may well ask for a large count.
+	cfg.Graph.CountMaxN, cfg.Graph.RankWalkMaxN, cfg.Graph.CountTimeout = 8, 8, time.Second
+	cfg.RequestTimeout = time.Second
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	srv, err := server.New(cfg)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/testgate"
 )
 
@@ -32,7 +33,7 @@ func TestGraphQLOverHTTPAudit(t *testing.T) {
 		}.Missing(t, "it needs node and its packages ("+err.Error()+")")
 	}
 
-	b := setup(t)
+	b := apitest.Setup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "audit.mjs", b.URL)

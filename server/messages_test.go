@@ -44,7 +44,7 @@ const countQuery = `query Count($n: Int!) { count(n: $n) { total } }`
 
 func TestBadRequestMessages(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	const bad, validation, parse = "BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED", "GRAPHQL_PARSE_FAILED"
 	long := `{"query": "{ count(n: 4) { total } }", "variables": {"pad": "` + strings.Repeat("x", 200) + `"}`
 	withVars := func(vars string) string { return `{"query": "` + countQuery + `", "variables": ` + vars + `}` }
@@ -185,7 +185,7 @@ func checkErrorsRead(t *testing.T, r *apitest.Response, sent ...string) {
 // that was wrong for a single queen.
 func TestMessagesSpecific(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	var v struct {
 		Validate struct {
 			Valid   bool

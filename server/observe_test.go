@@ -28,7 +28,7 @@ type observed struct {
 func setupObserved(t *testing.T) *observed {
 	t.Helper()
 	o := &observed{logs: &apitest.SyncBuffer{}}
-	o.Bundle = setup(t, func(c *server.Config) {
+	o.Bundle = apitest.Setup(t, func(c *server.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(o.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		c.OnOperation = func(op server.Operation) {
 			o.mu.Lock()
@@ -147,7 +147,7 @@ func TestOperationOutcomes(t *testing.T) {
 // first client a second later. Other paths are not limited.
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.RateLimit, c.RateBurst = 1, 3 })
+	b := apitest.Setup(t, func(c *server.Config) { c.RateLimit, c.RateBurst = 1, 3 })
 	query := apitest.Request{Query: `{ count(n: 4) { total } }`}
 	for i := range 3 {
 		if r := b.Post(t, query); r.Status != 200 {

@@ -7,6 +7,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -31,55 +33,56 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/web"
 )
 
-// Config configures the HTTP layer. Zero fields take the defaults noted.
+// Config configures the HTTP layer. Start from DefaultConfig: New takes
+// every field as it is (a zero means zero: no rate limit, no CORS) and
+// refuses a value it cannot work with.
 type Config struct {
 	// Graph configures the resolvers: store, precompute engine, admin
-	// token, page sizes, caches.
+	// token, page sizes, caches. Their logger is Logger.
 	Graph graph.Options
 	// RequestTimeout bounds each HTTP request (not websocket
-	// subscriptions); resolvers see it as their context's deadline
-	// (default 10s).
+	// subscriptions); resolvers see it as their context's deadline.
 	RequestTimeout time.Duration
-	// MaxBodyBytes bounds a POST body (default 1 MiB); larger is 413. It
+	// MaxBodyBytes bounds a POST body (at least 1 KiB); larger is 413. It
 	// bounds a websocket message too: larger closes the socket (1009).
 	MaxBodyBytes int64
-	// ReadHeaderTimeout bounds the reading of a request's headers
-	// (default 5s), ReadTimeout that of the whole request, body included
-	// (default 10s): a client that stalls is disconnected. WriteTimeout
-	// bounds the writing of the answer from the end of the headers
-	// (default RequestTimeout + 10s); IdleTimeout how long a keep-alive
-	// connection may wait for its next request (default 60s).
+	// ReadHeaderTimeout bounds the reading of a request's headers,
+	// ReadTimeout that of the whole request, body included: a client that
+	// stalls is disconnected. WriteTimeout bounds the writing of the
+	// answer from the end of the headers, and must be longer than
+	// RequestTimeout (WriteTimeoutFor); IdleTimeout how long a keep-alive
+	// connection may wait for its next request.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
-	// MaxHeaderBytes bounds a request's headers (default 32 KiB; larger is
-	// 431).
+	// MaxHeaderBytes bounds a request's headers (at least 4 KiB; larger
+	// is 431).
 	MaxHeaderBytes int
 	// MaxConnections bounds the connections open at once, websockets
-	// included (default 2048); past it new ones wait to be accepted.
+	// included (at least 16); past it new ones wait to be accepted.
 	MaxConnections int
 	// ComplexityLimit bounds an operation's complexity: each field costs
-	// 1, a page multiplies its items' cost by first/last (default 20000:
-	// a page of 1000 solutions with a dozen fields each).
+	// 1, a page multiplies its items' cost by first/last.
 	ComplexityLimit int
-	// DepthLimit bounds how deep fields nest (default 10).
+	// DepthLimit bounds how deep fields nest.
 	DepthLimit int
-	// MaxTokens bounds a document's tokens (default 10000; GraphiQL's
+	// MaxTokens bounds a document's tokens (at least 100; GraphiQL's
 	// introspection query has about 400).
 	MaxTokens int
 	// MaxFields bounds a document's fields once its fragments are spread
-	// in place (default 2000; the introspection query has about 450).
+	// in place (at least 10; the introspection query has about 450).
 	MaxFields int
 	// CORSOrigins are the origins browsers may call the API from
 	// ("https://example.com", "*" for any); none: same origin only.
 	CORSOrigins []string
-	// QueryCacheBytes bounds the memory of the parsed documents kept
-	// (default 24 MiB), APQCacheBytes that of the persisted queries
-	// (default 8 MiB). Only documents that passed every check are kept.
+	// QueryCacheBytes bounds the memory of the parsed documents kept,
+	// APQCacheBytes that of the persisted queries (each at least 1 MiB).
+	// Only documents that passed every check are kept.
 	QueryCacheBytes, APQCacheBytes int64
-	// CacheMaxAge is the max-age of GET answers that cannot change
-	// (default 24h).
+	// CacheMaxAge is the max-age of GET answers that cannot change; 0:
+	// clients ask again each time (with their ETag).
 	CacheMaxAge time.Duration
 	// RateLimit is how many /graphql requests a second each client (its
 	// remote IP address) may make, in bursts of up to RateBurst (at least
@@ -87,102 +90,139 @@ type Config struct {
 	// RATE_LIMITED with Retry-After.
 	RateLimit float64
 	RateBurst int
-	// WSMaxConnections bounds the websockets open at once (default 500;
-	// each holds a socket, an open file, and a few goroutines); past it
-	// an upgrade is refused before it happens, with 503 UNAVAILABLE and
-	// Retry-After.
+	// WSMaxConnections bounds the websockets open at once (each holds a
+	// socket, an open file, and a few goroutines); past it an upgrade is
+	// refused before it happens, with 503 UNAVAILABLE and Retry-After.
 	WSMaxConnections int
 	// WSMaxSubscriptions bounds the operations one websocket runs at
-	// once: subscriptions, and queries and mutations not answered yet
-	// (default 10). Past it a subscribe gets an "error" message
-	// (BAD_USER_INPUT, reason SUBSCRIPTION_LIMIT_EXCEEDED); the
-	// connection stays.
+	// once: subscriptions, and queries and mutations not answered yet.
+	// Past it a subscribe gets an "error" message (BAD_USER_INPUT, reason
+	// SUBSCRIPTION_LIMIT_EXCEEDED); the connection stays.
 	WSMaxSubscriptions int
 	// WSInitTimeout is how long a new websocket has to send its
-	// connection_init (default 5s); past it the socket is closed with
-	// 4408.
+	// connection_init; past it the socket is closed with 4408.
 	WSInitTimeout time.Duration
-	// WSPingInterval is how often the server pings each websocket
-	// (default 15s), WSPongTimeout how long it waits for the pong, or for
-	// the peer to take a message (default 10s), before it drops the
-	// connection as dead.
+	// WSPingInterval is how often the server pings each websocket,
+	// WSPongTimeout how long it waits for the pong, or for the peer to
+	// take a message, before it drops the connection as dead.
 	WSPingInterval, WSPongTimeout time.Duration
 	// OnOperation, when set, is told how each GraphQL query and mutation
 	// went (for metrics).
 	OnOperation func(Operation)
-	// Logger receives one line per request (requestlog.go) and the errors
-	// (default slog.Default()).
+	// Logger receives one line per request (requestlog.go) and the errors.
 	Logger *slog.Logger
 }
 
-func (c *Config) setDefaults() {
-	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = 10 * time.Second
+// DefaultConfig is the configuration serve starts with (its flags take
+// their defaults from here), without a store.
+func DefaultConfig() Config {
+	const requestTimeout = 10 * time.Second
+	return Config{
+		Graph: graph.DefaultOptions(),
+		// Twice the default solver budget (graph.DefaultOptions): the
+		// store's reads fit in the other half.
+		RequestTimeout: requestTimeout,
+		// A document within MaxTokens is far smaller; the rest is room
+		// for variables.
+		MaxBodyBytes: 1 << 20,
+		// Headers fit in a packet or two: a client still sending them
+		// after 5 s is stalling on purpose.
+		ReadHeaderTimeout: 5 * time.Second,
+		// A body of MaxBodyBytes takes 8.4 s at 1 Mbit/s.
+		ReadTimeout:  10 * time.Second,
+		WriteTimeout: WriteTimeoutFor(requestTimeout),
+		// A viewer paging by hand reuses its connection; an idle one
+		// costs only a socket.
+		IdleTimeout: time.Minute,
+		// Far above what browsers send, cookies included, and far below
+		// Go's own default (1 MiB).
+		MaxHeaderBytes: 32 << 10,
+		// Each connection holds a file descriptor; past the bound new
+		// ones wait in the kernel's backlog holding none.
+		MaxConnections: 2048,
+		// A page of 1000 solutions (graph.DefaultOptions' MaxPageSize)
+		// with a dozen fields each.
+		ComplexityLimit: 20000,
+		// A solution's fields nest 4 deep (solutions, edges, node,
+		// field); deeper than 10 is a query built to cost.
+		DepthLimit: 10,
+		// 25 times GraphiQL's introspection query (about 400 tokens).
+		MaxTokens: 10000,
+		// 4 times the introspection query (about 450 fields).
+		MaxFields: 2000,
+		// Bounded in bytes so that distinct documents cannot grow the
+		// heap; a persisted query is kept as text only, hence less.
+		QueryCacheBytes: 24 << 20,
+		APQCacheBytes:   8 << 20,
+		// What cannot change could be kept for ever; a day bounds what an
+		// upgrade leaves in clients' and proxies' caches.
+		CacheMaxAge: 24 * time.Hour,
+		// RateLimit stays 0 (off): clients behind one address (a NAT)
+		// would share it, so the operator decides. Bursts of 20 let a
+		// page's few requests at once through.
+		RateBurst: 20,
+		// Each websocket holds a socket, a file and a few goroutines: a
+		// quarter of MaxConnections.
+		WSMaxConnections: 500,
+		// A client follows a few boards at once.
+		WSMaxSubscriptions: 10,
+		// graphql-transport-ws clients send connection_init as soon as
+		// the socket opens.
+		WSInitTimeout: 5 * time.Second,
+		// Often enough for proxies that drop connections idle for 30 s;
+		// a peer gone is noticed within 25 s.
+		WSPingInterval: 15 * time.Second,
+		WSPongTimeout:  10 * time.Second,
+		Logger:         slog.Default(),
 	}
-	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = 1 << 20
+}
+
+// WriteTimeoutFor is the WriteTimeout that goes with a request timeout:
+// 10 s more, so that an answer that used its whole time budget is still
+// written.
+func WriteTimeoutFor(requestTimeout time.Duration) time.Duration {
+	return requestTimeout + 10*time.Second
+}
+
+// Check says which field of c New refuses, if any, and what is allowed
+// (a *configcheck.Error; a field of Graph is named "Graph.…").
+func (c Config) Check() error {
+	if err := c.Graph.Check(); err != nil {
+		return configcheck.In("Graph", err)
 	}
-	if c.ReadHeaderTimeout <= 0 {
-		c.ReadHeaderTimeout = 5 * time.Second
+	err := cmp.Or(
+		configcheck.Positive("RequestTimeout", c.RequestTimeout),
+		configcheck.AtLeast("MaxBodyBytes", c.MaxBodyBytes, 1024),
+		configcheck.Positive("ReadHeaderTimeout", c.ReadHeaderTimeout),
+		configcheck.Positive("ReadTimeout", c.ReadTimeout),
+		configcheck.Positive("WriteTimeout", c.WriteTimeout),
+		configcheck.Positive("IdleTimeout", c.IdleTimeout),
+		configcheck.AtLeast("MaxHeaderBytes", c.MaxHeaderBytes, 4096),
+		configcheck.AtLeast("MaxConnections", c.MaxConnections, 16),
+		configcheck.AtLeast("ComplexityLimit", c.ComplexityLimit, 1),
+		configcheck.AtLeast("DepthLimit", c.DepthLimit, 1),
+		configcheck.AtLeast("MaxTokens", c.MaxTokens, 100),
+		configcheck.AtLeast("MaxFields", c.MaxFields, 10),
+		configcheck.AtLeast("QueryCacheBytes", c.QueryCacheBytes, 1<<20),
+		configcheck.AtLeast("APQCacheBytes", c.APQCacheBytes, 1<<20),
+		configcheck.NotNegative("CacheMaxAge", c.CacheMaxAge),
+		configcheck.AtLeast("RateBurst", c.RateBurst, 1),
+		configcheck.AtLeast("WSMaxConnections", c.WSMaxConnections, 1),
+		configcheck.AtLeast("WSMaxSubscriptions", c.WSMaxSubscriptions, 1),
+		configcheck.Positive("WSInitTimeout", c.WSInitTimeout),
+		configcheck.Positive("WSPingInterval", c.WSPingInterval),
+		configcheck.Positive("WSPongTimeout", c.WSPongTimeout),
+		configcheck.Logger("Logger", c.Logger == nil),
+	)
+	switch {
+	case err != nil:
+		return err
+	case c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0):
+		return configcheck.Errorf("RateLimit", "must be a number of requests a second, 0 for no limit, got %g", c.RateLimit)
+	case c.WriteTimeout <= c.RequestTimeout:
+		return configcheck.Errorf("WriteTimeout", "(%s) must be longer than RequestTimeout (%s), or answers would be cut before their time budget ends", c.WriteTimeout, c.RequestTimeout)
 	}
-	if c.ReadTimeout <= 0 {
-		c.ReadTimeout = 10 * time.Second
-	}
-	if c.WriteTimeout <= 0 {
-		c.WriteTimeout = c.RequestTimeout + 10*time.Second
-	}
-	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = time.Minute
-	}
-	if c.MaxHeaderBytes <= 0 {
-		c.MaxHeaderBytes = 32 << 10
-	}
-	if c.MaxConnections <= 0 {
-		c.MaxConnections = 2048
-	}
-	if c.ComplexityLimit <= 0 {
-		c.ComplexityLimit = 20000
-	}
-	if c.DepthLimit <= 0 {
-		c.DepthLimit = 10
-	}
-	if c.MaxTokens <= 0 {
-		c.MaxTokens = 10000
-	}
-	if c.MaxFields <= 0 {
-		c.MaxFields = 2000
-	}
-	if c.QueryCacheBytes <= 0 {
-		c.QueryCacheBytes = 24 << 20
-	}
-	if c.APQCacheBytes <= 0 {
-		c.APQCacheBytes = 8 << 20
-	}
-	if c.WSMaxConnections <= 0 {
-		c.WSMaxConnections = 500
-	}
-	if c.WSMaxSubscriptions <= 0 {
-		c.WSMaxSubscriptions = 10
-	}
-	if c.WSInitTimeout <= 0 {
-		c.WSInitTimeout = 5 * time.Second
-	}
-	if c.WSPingInterval <= 0 {
-		c.WSPingInterval = 15 * time.Second
-	}
-	if c.WSPongTimeout <= 0 {
-		c.WSPongTimeout = 10 * time.Second
-	}
-	if c.CacheMaxAge <= 0 {
-		c.CacheMaxAge = 24 * time.Hour
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	if c.Graph.Logger == nil {
-		c.Graph.Logger = c.Logger
-	}
-	c.RateBurst = max(c.RateBurst, 1)
+	return nil
 }
 
 // Server is the service's HTTP handler.
@@ -200,9 +240,13 @@ type Server struct {
 	close   context.CancelFunc
 }
 
-// New builds the server.
+// New builds the server with cfg as it is (DefaultConfig, changed where
+// needed); it refuses a cfg that Check refuses.
 func New(cfg Config) (*Server, error) {
-	cfg.setDefaults()
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	cfg.Graph.Logger = cfg.Logger
 	res, err := graph.NewResolver(cfg.Graph)
 	if err != nil {
 		return nil, err

@@ -17,15 +17,6 @@ import (
 // These tests run the real handler behind httptest and speak HTTP (and
 // websockets) to it.
 
-func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
-	t.Helper()
-	var cfg server.Config
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return apitest.Setup(t, cfg)
-}
-
 // TestStatusCodesAndMediaTypes: GraphQL over HTTP's media types and status
 // codes. A request that is not well-formed is 400 (415, 405 for the wrong
 // media type or method); one that is well-formed but fails before
@@ -34,7 +25,7 @@ func setup(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
 // Answers without execution have no "data".
 func TestStatusCodesAndMediaTypes(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	const gqlJSON, legacy = "application/graphql-response+json", "application/json"
 	const query = `{"query":"{ count(n: 4) { total } }"}`
 	ct := []string{"Content-Type", "application/json"}
@@ -139,7 +130,7 @@ func answerEntries(t *testing.T, r *apitest.Response) map[string]json.RawMessage
 
 func TestHealthAndPlayground(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	if r := b.Raw(t, "GET", b.Base+"/healthz", nil); r.Status != 200 || string(r.Raw) != "ok\n" {
 		t.Errorf("/healthz: %d %q", r.Status, r.Raw)
 	}
@@ -154,7 +145,7 @@ func TestHealthAndPlayground(t *testing.T) {
 
 func TestGETCaching(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	page := apitest.Request{Query: `{ solutions(n: 8, first: 5) { edges { cursor node { placement rank } } totalCount } }`}
 
 	r := b.Get(t, page)
@@ -202,7 +193,7 @@ func TestGETCaching(t *testing.T) {
 
 func TestPersistedQueries(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	q := `{ count(n: 7) { total } }`
 	sum := sha256.Sum256([]byte(q))
 	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
@@ -222,7 +213,7 @@ func TestPersistedQueries(t *testing.T) {
 
 func TestCORS(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.CORSOrigins = []string{"https://viewer.example"} })
+	b := apitest.Setup(t, func(c *server.Config) { c.CORSOrigins = []string{"https://viewer.example"} })
 	r := b.Raw(t, "OPTIONS", b.URL, nil,
 		"Origin", "https://viewer.example",
 		"Access-Control-Request-Method", "POST",
@@ -239,7 +230,7 @@ func TestCORS(t *testing.T) {
 		t.Errorf("GET from an allowed origin: %v", r.Header)
 	}
 	// Without configured origins there are no CORS headers.
-	plain := setup(t)
+	plain := apitest.Setup(t)
 	r = plain.Get(t, apitest.Request{Query: `{ count(n: 4) { total } }`}, "Origin", "https://viewer.example")
 	if r.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("CORS header without configured origins: %v", r.Header)
@@ -249,11 +240,11 @@ func TestCORS(t *testing.T) {
 func TestAdminToken(t *testing.T) {
 	t.Parallel()
 	const m = `mutation { precompute(n: 8, storeSolutions: true) { n state } }`
-	off := setup(t)
+	off := apitest.Setup(t)
 	if r := off.Post(t, apitest.Request{Query: m}, "Authorization", "Bearer anything"); r.Code() != "UNAUTHENTICATED" || !strings.Contains(r.Message(), "NQUEENS_ADMIN_TOKEN") {
 		t.Errorf("no token configured: %s", r.Raw)
 	}
-	on := setup(t, func(c *server.Config) { c.Graph.AdminToken = "s3cret" })
+	on := apitest.Setup(t, func(c *server.Config) { c.Graph.AdminToken = "s3cret" })
 	for _, h := range [][]string{nil, {"Authorization", "Bearer wrong"}, {"Authorization", "Basic s3cret"}, {"Authorization", "s3cret"}} {
 		if r := on.Post(t, apitest.Request{Query: m}, h...); r.Code() != "UNAUTHENTICATED" {
 			t.Errorf("header %v: %s", h, r.Raw)
@@ -280,7 +271,7 @@ const introspectionQuery = `query IntrospectionQuery { __schema { description qu
 // schema has a description.
 func TestIntrospection(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	type inputValue struct{ Name, Description string }
 	var data struct {
 		Schema struct {
@@ -330,7 +321,7 @@ func TestIntrospection(t *testing.T) {
 // message that says where subscriptions go, and nothing runs.
 func TestSubscriptionOverHTTP(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	r := b.Post(t, apitest.Request{Query: "subscription { boardProgress(n: 4) { n state } }"})
 	if r.Status != http.StatusBadRequest || r.Code() != "BAD_USER_INPUT" || !strings.Contains(r.Message(), "websocket") || len(r.Data) > 0 {
 		t.Errorf("a subscription by POST: status %d, code %q, data %s: %s", r.Status, r.Code(), r.Data, r.Message())

@@ -20,7 +20,6 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/server"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -37,8 +36,8 @@ const endless = `subscription { boardProgress(n: 10) { n state } }`
 // 50 ms), so that boardProgress subscriptions stay open.
 func setupStore(t *testing.T, opts ...func(*server.Config)) *apitest.Bundle {
 	t.Helper()
-	st := sqlitetest.Open(t, sqlite.Config{})
-	return setup(t, append([]func(*server.Config){func(c *server.Config) {
+	st := sqlitetest.OpenTemp(t)
+	return apitest.Setup(t, append([]func(*server.Config){func(c *server.Config) {
 		c.Graph.Boards, c.Graph.Stored = st, st
 		c.Graph.PollInterval = 50 * time.Millisecond
 	}}, opts...)...)
@@ -179,7 +178,7 @@ func nextPayload(t *testing.T, m apitest.WSMessage) (data json.RawMessage, errs 
 // graphql-ws's own server does.
 func TestWebsocketSubprotocol(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	for _, offered := range [][]string{{}, {"graphql-ws"}, {"graphql-ws", "graphql-transport-ws"}} {
 		t.Run(strings.Join(offered, ",")+"_", func(t *testing.T) {
 			t.Parallel()
@@ -211,7 +210,7 @@ func TestWebsocketSubprotocol(t *testing.T) {
 func TestWebsocketInitTimeout(t *testing.T) {
 	t.Parallel()
 	const timeout = 300 * time.Millisecond
-	b := setup(t, func(c *server.Config) { c.WSInitTimeout = timeout })
+	b := apitest.Setup(t, func(c *server.Config) { c.WSInitTimeout = timeout })
 
 	silent := dialWS(t, b, nil)
 	start := time.Now()
@@ -232,7 +231,7 @@ func TestWebsocketInitTimeout(t *testing.T) {
 // connection_init as after it.
 func TestWebsocketInvalidMessages(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	for _, tt := range []struct {
 		name, msg string
 		afterInit bool
@@ -288,7 +287,7 @@ func TestWebsocketInvalidMessages(t *testing.T) {
 // closes the socket with 4401.
 func TestWebsocketSubscribeBeforeAck(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	w := dialWS(t, b, nil)
 	w.subscribe("1", `{ count(n: 4) { total } }`, nil)
 	w.expectClose(4401, "Unauthorized")
@@ -298,7 +297,7 @@ func TestWebsocketSubscribeBeforeAck(t *testing.T) {
 // with 4429.
 func TestWebsocketSecondInit(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	w := dialWS(t, b, nil)
 	w.init("{}")
 	w.sendRaw(`{"type":"connection_init","payload":{}}`)
@@ -331,7 +330,7 @@ func TestWebsocketDuplicateID(t *testing.T) {
 // the client's token above all.
 func TestWebsocketAckEchoesNothing(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	w := dialWS(t, b, nil)
 	w.sendRaw(`{"type":"connection_init","payload":{"Authorization":"Bearer s3cret","client":"echo me"}}`)
 	m, raw := w.read()
@@ -344,7 +343,7 @@ func TestWebsocketAckEchoesNothing(t *testing.T) {
 // upgrade request, authorises mutations sent over the socket.
 func TestWebsocketBearerToken(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.Graph.AdminToken = "s3cret" })
+	b := apitest.Setup(t, func(c *server.Config) { c.Graph.AdminToken = "s3cret" })
 	const m = `mutation { precompute(n: 8) { n } }`
 	for _, tt := range []struct {
 		name    string
@@ -378,7 +377,7 @@ func TestWebsocketBearerToken(t *testing.T) {
 // "complete"; operations run side by side.
 func TestWebsocketOperations(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	ref := oeis.MustLoad(t)
 	w := dialWS(t, b, nil)
 	w.sendRaw(`{"type":"ping","payload":{"seq":7}}`) // allowed before init
@@ -421,7 +420,7 @@ func TestWebsocketOperations(t *testing.T) {
 // no "complete"; the connection stays and the id is free again.
 func TestWebsocketErrorsBeforeExecution(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.ComplexityLimit = 50; c.DepthLimit = 3 })
+	b := apitest.Setup(t, func(c *server.Config) { c.ComplexityLimit = 50; c.DepthLimit = 3 })
 	w := dialWS(t, b, nil)
 	w.init("{}")
 	for _, tt := range []struct{ query, code, reason string }{
@@ -488,7 +487,7 @@ func TestWebsocketSubscriptionCap(t *testing.T) {
 // one closes, the next is accepted.
 func TestWebsocketConnectionCap(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.WSMaxConnections = 2 })
+	b := apitest.Setup(t, func(c *server.Config) { c.WSMaxConnections = 2 })
 	first := dialWS(t, b, nil)
 	first.init("{}")
 	second := dialWS(t, b, nil)
@@ -533,7 +532,7 @@ func TestWebsocketConnectionCap(t *testing.T) {
 // socket with 1009 (message too big); one within it is read.
 func TestWebsocketReadLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *server.Config) { c.MaxBodyBytes = 2048 })
+	b := apitest.Setup(t, func(c *server.Config) { c.MaxBodyBytes = 2048 })
 	w := dialWS(t, b, nil)
 	w.init("{}")
 	w.sendRaw(`{"type":"ping","payload":{"pad":"` + strings.Repeat("x", 1900) + `"}}`)
@@ -548,7 +547,7 @@ func TestWebsocketReadLimit(t *testing.T) {
 func TestWebsocketKeepAlive(t *testing.T) {
 	t.Parallel()
 	const interval, timeout = 100 * time.Millisecond, 500 * time.Millisecond
-	b := setup(t, func(c *server.Config) { c.WSPingInterval, c.WSPongTimeout = interval, timeout })
+	b := apitest.Setup(t, func(c *server.Config) { c.WSPingInterval, c.WSPongTimeout = interval, timeout })
 
 	// The websocket library answers pings while the client reads: the
 	// ping message sent after 10 intervals gets its pong.

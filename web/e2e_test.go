@@ -17,14 +17,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/internal/testgate"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 	"github.com/nqueens/nqueens/web"
@@ -402,7 +400,7 @@ func TestViewerInBrowser(t *testing.T) {
 
 	// A real store: SQLite in a temporary directory. N=8 is done; N=10 is
 	// half written, so that the page follows its progress live.
-	st := sqlitetest.Open(t, sqlite.Config{})
+	st := sqlitetest.OpenTemp(t)
 	storetest.Load(ctx, t, st, 8, solver.DefaultChunkDepth(8))
 	depth10 := solver.DefaultChunkDepth(10)
 	chunks10, err := solver.Chunks(10, depth10)
@@ -419,7 +417,10 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 	}
 
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, PollInterval: 100 * time.Millisecond}})
+	api := apitest.Setup(t, func(c *server.Config) {
+		c.Graph.Boards, c.Graph.Stored = st, st
+		c.Graph.PollInterval = 100 * time.Millisecond
+	})
 	api.Server.Handle("/", web.Handler())
 
 	s := startBrowser(t, chromium, api.Base)
@@ -743,8 +744,8 @@ func TestViewerInBrowser(t *testing.T) {
 // use in the address, and the try-it board where ranks are not known.
 func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 	chromium := findBrowser(t)
-	st := sqlitetest.Open(t, sqlite.Config{})
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st}})
+	st := sqlitetest.OpenTemp(t)
+	api := apitest.Setup(t, func(c *server.Config) { c.Graph.Boards, c.Graph.Stored = st, st })
 	api.Server.Handle("/", web.Handler())
 	s := startBrowser(t, chromium, api.Base)
 	const size = 12

@@ -19,7 +19,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
-	"github.com/nqueens/nqueens/server"
 )
 
 // requestLog records the requests of a tab, above all those outside the
@@ -128,7 +127,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 
 	// The API with no store: counts and pages come from the solver, and
 	// boardProgress sends the board once and ends.
-	api := apitest.Setup(t, server.Config{})
+	api := apitest.Setup(t)
 
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(chromium),

@@ -17,7 +17,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/oeis"
-	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/web"
 )
@@ -251,7 +250,7 @@ func TestPlaygroundLicences(t *testing.T) {
 func TestPlaygroundExamples(t *testing.T) {
 	t.Parallel()
 	ref := oeis.MustLoad(t)
-	api := apitest.Setup(t, server.Config{})
+	api := apitest.Setup(t)
 	var names []string
 	for _, text := range exampleFiles(t) {
 		doc, err := parser.ParseQuery(&ast.Source{Input: text})

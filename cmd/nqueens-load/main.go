@@ -368,7 +368,9 @@ func runFill(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	var st store.Store
 	if u := os.Getenv("DATABASE_URL"); u != "" {
-		s, err := postgres.Open(ctx, postgres.Config{URL: u})
+		cfg := postgres.DefaultConfig()
+		cfg.URL = u
+		s, err := postgres.Open(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -378,7 +380,9 @@ func runFill(ctx context.Context, args []string, stdout io.Writer) error {
 		if path == "" {
 			path = "./nqueens.db"
 		}
-		s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+		cfg := sqlite.DefaultConfig()
+		cfg.Path = path
+		s, err := sqlite.Open(ctx, cfg)
 		if err != nil {
 			return err
 		}

@@ -8,15 +8,14 @@ import (
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // TestLoad runs the load generator briefly against a real server (pages
 // of N=8 from the solver): every request answered, none failed.
 func TestLoad(t *testing.T) {
-	b := apitest.Setup(t, server.Config{})
+	b := apitest.Setup(t)
 	var out bytes.Buffer
 	err := runLoad(context.Background(), []string{"--url", b.URL, "--n", "8", "--first", "5", "--cursors", "30",
 		"--concurrency", "4", "--duration", "500ms", "--warmup", "100ms"}, &out)
@@ -42,11 +41,7 @@ func TestFill(t *testing.T) {
 			t.Fatalf("fill 9: %v, %q; want %q", err, out.String(), want)
 		}
 	}
-	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.Open(t, path)
 	b, err := st.Board(context.Background(), 9)
 	if err != nil || b.State != store.Done || !b.StoresSolutions || b.Counts.Unique != 46 {
 		t.Fatalf("board 9 after fill: %+v, %v", b, err)

@@ -42,7 +42,9 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 	if !strings.HasPrefix(url, "postgres") {
 		return usageError("plan: DATABASE_URL must name the Postgres database the workers use")
 	}
-	st, err := postgres.Open(ctx, postgres.Config{URL: url})
+	cfg := postgres.DefaultConfig()
+	cfg.URL = url
+	st, err := postgres.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
@@ -26,7 +25,7 @@ import (
 func TestPlan(t *testing.T) {
 	ctx := t.Context()
 	u, _ := pgtest.Schema(t)
-	st := pgtest.Open(t, postgres.Config{URL: u})
+	st := pgtest.Open(t, u)
 	driver := riverpgxv5.New(st.Pool())
 	if err := precompute.MigrateUp(ctx, driver); err != nil {
 		t.Fatal(err)
@@ -49,7 +48,10 @@ func TestPlan(t *testing.T) {
 		t.Errorf("%d chunk jobs queued for the %d tasks of N=12 (%s)", jobs, len(tasks), out.String())
 	}
 
-	e, err := precompute.New[pgx.Tx](st, driver, precompute.Config{Workers: 2, Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	cfg := precompute.DefaultConfig()
+	cfg.Workers = 2
+	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e, err := precompute.New[pgx.Tx](st, driver, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

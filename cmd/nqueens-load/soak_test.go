@@ -15,11 +15,10 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // askedBoards is a precompute engine that only records what it was asked.
@@ -46,16 +45,15 @@ func TestSoak(t *testing.T) {
 	if err := runFill(context.Background(), []string{"9"}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.Open(t, path)
 	asked := &askedBoards{}
-	b := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, Precompute: asked, AdminToken: "soak-token"}})
+	b := apitest.Setup(t, func(c *server.Config) {
+		c.Graph.Boards, c.Graph.Stored = st, st
+		c.Graph.Precompute, c.Graph.AdminToken = asked, "soak-token"
+	})
 
 	var out bytes.Buffer
-	err = runSoak(context.Background(), []string{"--url", b.URL, "--n", "9", "--rate", "150", "--duration", "1500ms",
+	err := runSoak(context.Background(), []string{"--url", b.URL, "--n", "9", "--rate", "150", "--duration", "1500ms",
 		"--sample-every", "500ms", "--server-pid", strconv.Itoa(os.Getpid()), "--precompute", "11",
 		"--admin-token", "soak-token"}, &out)
 	report := out.String()
@@ -116,7 +114,7 @@ func TestSoakFailures(t *testing.T) {
 		}
 	}
 
-	b := apitest.Setup(t, server.Config{Graph: graph.Options{Precompute: &askedBoards{}, AdminToken: "right"}})
+	b := apitest.Setup(t, func(c *server.Config) { c.Graph.Precompute, c.Graph.AdminToken = &askedBoards{}, "right" })
 	err := runSoak(context.Background(), []string{"--url", b.URL, "--n", "8", "--duration", "1s", "--precompute", "9", "--admin-token", "wrong"}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "precompute N=9") {
 		t.Errorf("soak with a wrong token: %v", err)

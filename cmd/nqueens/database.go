@@ -30,13 +30,12 @@ func addDatabaseFlags(fs *flag.FlagSet) *databaseSettings {
 }
 
 // database is the database the settings select.
-func (s *databaseSettings) database() service.Database {
-	if s.url != "" {
-		return service.Database{URL: s.url}
+func (s *databaseSettings) database() (service.Database, error) {
+	switch {
+	case s.url != "":
+		return service.Database{URL: s.url}, nil
+	case s.sqlitePath == "":
+		return service.Database{}, usagef("%s is empty; name the SQLite file (default %s), or give a Postgres URL", setting("sqlite-path"), defaultSQLiteDB)
 	}
-	path := s.sqlitePath
-	if path == "" {
-		path = defaultSQLiteDB
-	}
-	return service.Database{Path: path}
+	return service.Database{Path: s.sqlitePath}, nil
 }

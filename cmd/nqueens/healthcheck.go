@@ -24,8 +24,8 @@ const (
 // healthcheckEnv are the environment twins of healthcheck's own flags;
 // --addr and --admin-token share serve's.
 var healthcheckEnv = []envFlag{
-	{"url", envHealthcheckURL},
-	{"timeout", envHealthcheckTime},
+	{"url", envHealthcheckURL, ""},
+	{"timeout", envHealthcheckTime, ""},
 }
 
 // runHealthcheck asks a server's /readyz whether it is ready and exits 0

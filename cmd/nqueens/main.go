@@ -195,7 +195,9 @@ func parseArgs(fs *flag.FlagSet, synopsis string, args []string, stdout io.Write
 					arg = " " + arg
 				}
 				fmt.Fprintf(stdout, "  --%s%s\n        %s", f.Name, arg, text)
-				if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				// Zero values show no default: a flag whose default follows
+				// another (--write-timeout) says so in its text.
+				if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
 					fmt.Fprintf(stdout, " (default %s)", f.DefValue)
 				}
 				fmt.Fprintln(stdout)

@@ -85,7 +85,9 @@ func TestPrecomputeMessages(t *testing.T) {
 	if strings.Contains(worked, "waits for a worker") {
 		t.Errorf("precompute --wait says it waits for a worker, which it is:\n%s", worked)
 	}
-	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+	cfg := sqlite.DefaultConfig()
+	cfg.Path = path
+	st, err := sqlite.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,10 @@ func runMigrate(ctx context.Context, args []string, c console) error {
 		}
 		migration = service.MigrateDownAll
 	}
-	db := dbFlags.database()
+	db, err := dbFlags.database()
+	if err != nil {
+		return err
+	}
 	v, err := service.Migrate(ctx, db, migration)
 	if err != nil {
 		return err

@@ -17,9 +17,8 @@ import (
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -84,15 +83,12 @@ func TestServeMetricsAndLogs(t *testing.T) {
 	}{
 		{"sqlite", func(t *testing.T) ([]string, store.Store) {
 			path := filepath.Join(t.TempDir(), "flagged.db")
-			st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := sqlitetest.Open(t, path)
 			return []string{"--sqlite-path", path}, st
 		}},
 		{"postgres", func(t *testing.T) ([]string, store.Store) {
 			u, _ := pgtest.Schema(t)
-			return []string{"--database-url", u}, pgtest.Open(t, postgres.Config{URL: u})
+			return []string{"--database-url", u}, pgtest.Open(t, u)
 		}},
 	} {
 		t.Run(db.name, func(t *testing.T) {
@@ -203,7 +199,15 @@ func TestBadSettings(t *testing.T) {
 		{[]string{"NQUEENS_RATE_LIMIT=-1"}, []string{"serve"}, "--rate-limit (NQUEENS_RATE_LIMIT)"},
 		{[]string{"NQUEENS_RATE_LIMIT=fast"}, []string{"serve"}, `NQUEENS_RATE_LIMIT="fast"`},
 		{[]string{"NQUEENS_RATE_BURST=0"}, []string{"serve"}, "--rate-burst (NQUEENS_RATE_BURST) must be at least 1"},
-		{[]string{"NQUEENS_MAX_PAGE_SIZE=0"}, []string{"serve"}, "--max-page-size (NQUEENS_MAX_PAGE_SIZE) must be at least 1"},
+		{[]string{"NQUEENS_MAX_PAGE_SIZE=0"}, []string{"serve"}, "--max-page-size (NQUEENS_MAX_PAGE_SIZE) must be at least 1, got 0"},
+		{nil, []string{"serve", "--max-page-size", "10000"}, "--max-page-size (NQUEENS_MAX_PAGE_SIZE) must be below 10000"},
+		{nil, []string{"serve", "--count-max-n", "-1"}, "--count-max-n (NQUEENS_COUNT_MAX_N) must be from 0 to 32 (0: never count on the spot), got -1"},
+		{nil, []string{"serve", "--page-cache-bytes", "-1"}, "--page-cache-bytes (NQUEENS_PAGE_CACHE_BYTES) must be at least 0"},
+		{nil, []string{"serve", "--max-tokens", "99"}, "--max-tokens (NQUEENS_MAX_TOKENS) must be at least 100, got 99"},
+		{nil, []string{"serve", "--solver-slots", "0"}, "--solver-slots (NQUEENS_SOLVER_SLOTS) must be at least 1, got 0"},
+		{nil, []string{"serve", "--write-timeout", "5s"}, "--write-timeout (NQUEENS_WRITE_TIMEOUT) (5s) must be longer than --request-timeout (NQUEENS_REQUEST_TIMEOUT) (10s)"},
+		{nil, []string{"serve", "--write-timeout", "0s"}, "--write-timeout (NQUEENS_WRITE_TIMEOUT) must be positive"},
+		{[]string{"NQUEENS_SQLITE_PATH="}, []string{"serve"}, "--sqlite-path (NQUEENS_SQLITE_PATH) is empty"},
 		{[]string{"NQUEENS_REQUEST_TIMEOUT=0s"}, []string{"serve"}, "--request-timeout (NQUEENS_REQUEST_TIMEOUT) must be positive"},
 		{[]string{"NQUEENS_SHUTDOWN_TIMEOUT=-1s"}, []string{"serve"}, "--shutdown-timeout (NQUEENS_SHUTDOWN_TIMEOUT) must not be negative"},
 		{[]string{"NQUEENS_WS_MAX_CONNECTIONS=0"}, []string{"serve"}, "--ws-max-connections (NQUEENS_WS_MAX_CONNECTIONS) must be at least 1"},

@@ -16,7 +16,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
@@ -261,7 +260,7 @@ func TestDatabaseOutage(t *testing.T) {
 	if got := s.postAs(t, token, `{"query":"mutation { precompute(n: 13) { n } }"}`); strings.Contains(got, `"errors"`) {
 		t.Fatalf("precompute(13): %s", got)
 	}
-	st := pgtest.Open(t, postgres.Config{URL: c.URL})
+	st := pgtest.Open(t, c.URL)
 	eventually.True(t, time.Minute, func() string {
 		b, err := st.Board(context.Background(), 13)
 		if err != nil || b.ChunksDone == 0 {

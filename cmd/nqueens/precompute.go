@@ -58,9 +58,13 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	db, err := dbFlags.database()
+	if err != nil {
+		return err
+	}
 
 	logger := logFlags.logger(c.stderr)
-	st, j, err := service.Open(ctx, dbFlags.database(), true, s.config(logger))
+	st, j, err := service.Open(ctx, db, true, s.engineConfig(logger))
 	if err != nil {
 		return err
 	}

@@ -5,20 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/server"
-	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/web"
 )
 
@@ -27,39 +23,40 @@ const serveSynopsis = "[--addr HOST:PORT] [--max-page-size K] [--request-timeout
 // metricsDatabaseTimeout bounds the database reads of one /metrics scrape.
 const metricsDatabaseTimeout = 2 * time.Second
 
-// serveEnv are the environment twins of serve's own flags (settings.go).
+// serveEnv are the environment twins of serve's own flags (settings.go),
+// with the field of server.Config each sets.
 var serveEnv = []envFlag{
-	{"addr", "NQUEENS_ADDR"},
-	{"admin-token", "NQUEENS_ADMIN_TOKEN"},
-	{"rate-limit", "NQUEENS_RATE_LIMIT"},
-	{"rate-burst", "NQUEENS_RATE_BURST"},
-	{"max-page-size", "NQUEENS_MAX_PAGE_SIZE"},
-	{"request-timeout", "NQUEENS_REQUEST_TIMEOUT"},
-	{"cors-origins", "NQUEENS_CORS_ORIGINS"},
-	{"count-max-n", "NQUEENS_COUNT_MAX_N"},
-	{"page-cache-bytes", "NQUEENS_PAGE_CACHE_BYTES"},
-	{"max-body-bytes", "NQUEENS_MAX_BODY_BYTES"},
-	{"complexity-limit", "NQUEENS_COMPLEXITY_LIMIT"},
-	{"depth-limit", "NQUEENS_DEPTH_LIMIT"},
-	{"solver-budget", "NQUEENS_SOLVER_BUDGET"},
-	{"solver-slots", "NQUEENS_SOLVER_SLOTS"},
-	{"max-tokens", "NQUEENS_MAX_TOKENS"},
-	{"max-fields", "NQUEENS_MAX_FIELDS"},
-	{"query-cache-bytes", "NQUEENS_QUERY_CACHE_BYTES"},
-	{"apq-cache-bytes", "NQUEENS_APQ_CACHE_BYTES"},
-	{"read-header-timeout", "NQUEENS_READ_HEADER_TIMEOUT"},
-	{"read-timeout", "NQUEENS_READ_TIMEOUT"},
-	{"write-timeout", "NQUEENS_WRITE_TIMEOUT"},
-	{"idle-timeout", "NQUEENS_IDLE_TIMEOUT"},
-	{"max-header-bytes", "NQUEENS_MAX_HEADER_BYTES"},
-	{"max-connections", "NQUEENS_MAX_CONNECTIONS"},
-	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT"},
-	{"ws-max-connections", "NQUEENS_WS_MAX_CONNECTIONS"},
-	{"ws-max-subscriptions", "NQUEENS_WS_MAX_SUBSCRIPTIONS"},
-	{"ws-init-timeout", "NQUEENS_WS_INIT_TIMEOUT"},
-	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL"},
-	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT"},
-	{"migrate", "NQUEENS_MIGRATE"},
+	{"addr", "NQUEENS_ADDR", ""},
+	{"admin-token", "NQUEENS_ADMIN_TOKEN", "Graph.AdminToken"},
+	{"rate-limit", "NQUEENS_RATE_LIMIT", "RateLimit"},
+	{"rate-burst", "NQUEENS_RATE_BURST", "RateBurst"},
+	{"max-page-size", "NQUEENS_MAX_PAGE_SIZE", "Graph.MaxPageSize"},
+	{"request-timeout", "NQUEENS_REQUEST_TIMEOUT", "RequestTimeout"},
+	{"cors-origins", "NQUEENS_CORS_ORIGINS", "CORSOrigins"},
+	{"count-max-n", "NQUEENS_COUNT_MAX_N", "Graph.CountMaxN"},
+	{"page-cache-bytes", "NQUEENS_PAGE_CACHE_BYTES", "Graph.PageCacheBytes"},
+	{"max-body-bytes", "NQUEENS_MAX_BODY_BYTES", "MaxBodyBytes"},
+	{"complexity-limit", "NQUEENS_COMPLEXITY_LIMIT", "ComplexityLimit"},
+	{"depth-limit", "NQUEENS_DEPTH_LIMIT", "DepthLimit"},
+	{"solver-budget", "NQUEENS_SOLVER_BUDGET", "Graph.SolverBudget"},
+	{"solver-slots", "NQUEENS_SOLVER_SLOTS", "Graph.SolverSlots"},
+	{"max-tokens", "NQUEENS_MAX_TOKENS", "MaxTokens"},
+	{"max-fields", "NQUEENS_MAX_FIELDS", "MaxFields"},
+	{"query-cache-bytes", "NQUEENS_QUERY_CACHE_BYTES", "QueryCacheBytes"},
+	{"apq-cache-bytes", "NQUEENS_APQ_CACHE_BYTES", "APQCacheBytes"},
+	{"read-header-timeout", "NQUEENS_READ_HEADER_TIMEOUT", "ReadHeaderTimeout"},
+	{"read-timeout", "NQUEENS_READ_TIMEOUT", "ReadTimeout"},
+	{"write-timeout", "NQUEENS_WRITE_TIMEOUT", "WriteTimeout"},
+	{"idle-timeout", "NQUEENS_IDLE_TIMEOUT", "IdleTimeout"},
+	{"max-header-bytes", "NQUEENS_MAX_HEADER_BYTES", "MaxHeaderBytes"},
+	{"max-connections", "NQUEENS_MAX_CONNECTIONS", "MaxConnections"},
+	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT", ""},
+	{"ws-max-connections", "NQUEENS_WS_MAX_CONNECTIONS", "WSMaxConnections"},
+	{"ws-max-subscriptions", "NQUEENS_WS_MAX_SUBSCRIPTIONS", "WSMaxSubscriptions"},
+	{"ws-init-timeout", "NQUEENS_WS_INIT_TIMEOUT", "WSInitTimeout"},
+	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL", "WSPingInterval"},
+	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT", "WSPongTimeout"},
+	{"migrate", "NQUEENS_MIGRATE", ""},
 }
 
 // runServe starts the GraphQL server, opens the database (DATABASE_URL,
@@ -73,37 +70,44 @@ var serveEnv = []envFlag{
 // every other board pages from the solver, with the same cursors.
 func runServe(ctx context.Context, args []string, c console) error {
 	fs := newFlagSet("serve")
+	// The flags set the fields of cfg; their defaults are the server's
+	// (server.DefaultConfig), which the help shows.
+	def := server.DefaultConfig()
+	cfg := def
 	addr := fs.String("addr", defaultAddr, "listen on `HOST:PORT` ($NQUEENS_ADDR)")
-	maxPage := fs.Int("max-page-size", 1000, "largest first/last a page may ask for ($NQUEENS_MAX_PAGE_SIZE)")
-	timeout := fs.Duration("request-timeout", 10*time.Second, "time budget of each request, e.g. 10s ($NQUEENS_REQUEST_TIMEOUT)")
-	corsOrigins := fs.String("cors-origins", "", "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or * ($NQUEENS_CORS_ORIGINS); none: same origin only")
-	countMaxN := fs.Int("count-max-n", 15, "largest N counted on the spot when the store has no counts ($NQUEENS_COUNT_MAX_N)")
-	pageCache := fs.Int64("page-cache-bytes", 64<<20, "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off ($NQUEENS_PAGE_CACHE_BYTES)")
-	maxBody := fs.Int64("max-body-bytes", 1<<20, "largest request body ($NQUEENS_MAX_BODY_BYTES)")
-	complexity := fs.Int("complexity-limit", 20000, "largest query complexity: a page's items count first/last times ($NQUEENS_COMPLEXITY_LIMIT)")
-	depth := fs.Int("depth-limit", 10, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
-	solverBudget := fs.Duration("solver-budget", 5*time.Second, "solver time one request may spend, all of its fields together ($NQUEENS_SOLVER_BUDGET)")
-	solverSlots := fs.Int("solver-slots", runtime.GOMAXPROCS(0), "solver searches running at once for requests, shared fairly between clients; default: one per core ($NQUEENS_SOLVER_SLOTS)")
-	maxTokens := fs.Int("max-tokens", 10000, "most tokens (names, punctuation, values) in a GraphQL document ($NQUEENS_MAX_TOKENS)")
-	maxFields := fs.Int("max-fields", 2000, "most fields in a document once its fragments are spread in place ($NQUEENS_MAX_FIELDS)")
-	queryCache := fs.Int64("query-cache-bytes", 24<<20, "memory for parsed documents kept, in bytes ($NQUEENS_QUERY_CACHE_BYTES)")
-	apqCache := fs.Int64("apq-cache-bytes", 8<<20, "memory for persisted queries kept, in bytes ($NQUEENS_APQ_CACHE_BYTES)")
-	readHeaderTimeout := fs.Duration("read-header-timeout", 5*time.Second, "time a client has to send a request's headers ($NQUEENS_READ_HEADER_TIMEOUT)")
-	readTimeout := fs.Duration("read-timeout", 10*time.Second, "time a client has to send a whole request, body included ($NQUEENS_READ_TIMEOUT)")
-	writeTimeout := fs.Duration("write-timeout", 0, "time to answer a request, from the end of its headers, above --request-timeout; websockets are not cut; default: --request-timeout plus 10s ($NQUEENS_WRITE_TIMEOUT)")
-	idleTimeout := fs.Duration("idle-timeout", time.Minute, "time a keep-alive connection may wait for its next request ($NQUEENS_IDLE_TIMEOUT)")
-	maxHeader := fs.Int("max-header-bytes", 32<<10, "largest request headers, in bytes ($NQUEENS_MAX_HEADER_BYTES)")
-	maxConns := fs.Int("max-connections", 2048, "connections open at once, websockets included; past it new ones wait to be accepted ($NQUEENS_MAX_CONNECTIONS)")
-	shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
+	fs.IntVar(&cfg.Graph.MaxPageSize, "max-page-size", def.Graph.MaxPageSize, "largest first/last a page may ask for ($NQUEENS_MAX_PAGE_SIZE)")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", def.RequestTimeout, "time budget of each request, e.g. 10s ($NQUEENS_REQUEST_TIMEOUT)")
+	corsOrigins := fs.String("cors-origins", strings.Join(def.CORSOrigins, ","), "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or * ($NQUEENS_CORS_ORIGINS); none: same origin only")
+	fs.IntVar(&cfg.Graph.CountMaxN, "count-max-n", def.Graph.CountMaxN, "largest N counted on the spot when the store has no counts; 0: none ($NQUEENS_COUNT_MAX_N)")
+	fs.Int64Var(&cfg.Graph.PageCacheBytes, "page-cache-bytes", def.Graph.PageCacheBytes, "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off ($NQUEENS_PAGE_CACHE_BYTES)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", def.MaxBodyBytes, "largest request body ($NQUEENS_MAX_BODY_BYTES)")
+	fs.IntVar(&cfg.ComplexityLimit, "complexity-limit", def.ComplexityLimit, "largest query complexity: a page's items count first/last times ($NQUEENS_COMPLEXITY_LIMIT)")
+	fs.IntVar(&cfg.DepthLimit, "depth-limit", def.DepthLimit, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
+	fs.DurationVar(&cfg.Graph.SolverBudget, "solver-budget", def.Graph.SolverBudget, "solver time one request may spend, all of its fields together ($NQUEENS_SOLVER_BUDGET)")
+	fs.IntVar(&cfg.Graph.SolverSlots, "solver-slots", def.Graph.SolverSlots, "solver searches running at once for requests, shared fairly between clients; default: one per core ($NQUEENS_SOLVER_SLOTS)")
+	fs.IntVar(&cfg.MaxTokens, "max-tokens", def.MaxTokens, "most tokens (names, punctuation, values) in a GraphQL document ($NQUEENS_MAX_TOKENS)")
+	fs.IntVar(&cfg.MaxFields, "max-fields", def.MaxFields, "most fields in a document once its fragments are spread in place ($NQUEENS_MAX_FIELDS)")
+	fs.Int64Var(&cfg.QueryCacheBytes, "query-cache-bytes", def.QueryCacheBytes, "memory for parsed documents kept, in bytes ($NQUEENS_QUERY_CACHE_BYTES)")
+	fs.Int64Var(&cfg.APQCacheBytes, "apq-cache-bytes", def.APQCacheBytes, "memory for persisted queries kept, in bytes ($NQUEENS_APQ_CACHE_BYTES)")
+	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", def.ReadHeaderTimeout, "time a client has to send a request's headers ($NQUEENS_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", def.ReadTimeout, "time a client has to send a whole request, body included ($NQUEENS_READ_TIMEOUT)")
+	// --write-timeout's default follows --request-timeout
+	// (server.WriteTimeoutFor), so it is set after parsing when not given.
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to answer a request, from the end of its headers, above --request-timeout; websockets are not cut; default: --request-timeout plus 10s ($NQUEENS_WRITE_TIMEOUT)")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", def.IdleTimeout, "time a keep-alive connection may wait for its next request ($NQUEENS_IDLE_TIMEOUT)")
+	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", def.MaxHeaderBytes, "largest request headers, in bytes ($NQUEENS_MAX_HEADER_BYTES)")
+	fs.IntVar(&cfg.MaxConnections, "max-connections", def.MaxConnections, "connections open at once, websockets included; past it new ones wait to be accepted ($NQUEENS_MAX_CONNECTIONS)")
+	// Requests in flight take at most their time budget, by default.
+	shutdown := fs.Duration("shutdown-timeout", def.RequestTimeout, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
 	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is ($NQUEENS_MIGRATE)")
-	adminToken := fs.String("admin-token", "", "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
-	rateLimit := fs.Float64("rate-limit", 0, "requests a second each client (remote IP address) may make to /graphql; 0: no limit ($NQUEENS_RATE_LIMIT)")
-	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once, above --rate-limit ($NQUEENS_RATE_BURST)")
-	wsMaxConns := fs.Int("ws-max-connections", 500, "websockets open at once; past it an upgrade is refused with 503 ($NQUEENS_WS_MAX_CONNECTIONS)")
-	wsMaxSubs := fs.Int("ws-max-subscriptions", 10, "operations one websocket may run at once (subscriptions, queries not answered yet) ($NQUEENS_WS_MAX_SUBSCRIPTIONS)")
-	wsInit := fs.Duration("ws-init-timeout", 5*time.Second, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
-	wsPing := fs.Duration("ws-ping-interval", 15*time.Second, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")
-	wsPong := fs.Duration("ws-pong-timeout", 10*time.Second, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
+	fs.StringVar(&cfg.Graph.AdminToken, "admin-token", def.Graph.AdminToken, "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
+	fs.Float64Var(&cfg.RateLimit, "rate-limit", def.RateLimit, "requests a second each client (remote IP address) may make to /graphql; 0: no limit ($NQUEENS_RATE_LIMIT)")
+	fs.IntVar(&cfg.RateBurst, "rate-burst", def.RateBurst, "requests a client may make at once, above --rate-limit ($NQUEENS_RATE_BURST)")
+	fs.IntVar(&cfg.WSMaxConnections, "ws-max-connections", def.WSMaxConnections, "websockets open at once; past it an upgrade is refused with 503 ($NQUEENS_WS_MAX_CONNECTIONS)")
+	fs.IntVar(&cfg.WSMaxSubscriptions, "ws-max-subscriptions", def.WSMaxSubscriptions, "operations one websocket may run at once (subscriptions, queries not answered yet) ($NQUEENS_WS_MAX_SUBSCRIPTIONS)")
+	fs.DurationVar(&cfg.WSInitTimeout, "ws-init-timeout", def.WSInitTimeout, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
+	fs.DurationVar(&cfg.WSPingInterval, "ws-ping-interval", def.WSPingInterval, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")
+	fs.DurationVar(&cfg.WSPongTimeout, "ws-pong-timeout", def.WSPongTimeout, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
@@ -120,75 +124,31 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if len(pos) > 0 {
 		return usagef("serve takes no arguments, got %s", strings.Join(pos, " "))
 	}
-	for _, c := range []struct {
-		name string
-		v    int64
-		min  int64
-	}{
-		{"max-page-size", int64(*maxPage), 1},
-		{"count-max-n", int64(*countMaxN), 0},
-		{"page-cache-bytes", *pageCache, 0},
-		{"max-body-bytes", *maxBody, 1024},
-		{"complexity-limit", int64(*complexity), 1},
-		{"depth-limit", int64(*depth), 1},
-		{"solver-slots", int64(*solverSlots), 1},
-		{"max-tokens", int64(*maxTokens), 100},
-		{"max-fields", int64(*maxFields), 10},
-		{"query-cache-bytes", *queryCache, 1 << 20},
-		{"apq-cache-bytes", *apqCache, 1 << 20},
-		{"max-header-bytes", int64(*maxHeader), 4096},
-		{"max-connections", int64(*maxConns), 16},
-		{"rate-burst", int64(*rateBurst), 1},
-		{"ws-max-connections", int64(*wsMaxConns), 1},
-		{"ws-max-subscriptions", int64(*wsMaxSubs), 1},
-	} {
-		if c.v < c.min {
-			return usagef("%s must be at least %d, got %d", setting(c.name), c.min, c.v)
+	for o := range strings.SplitSeq(*corsOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.CORSOrigins = append(cfg.CORSOrigins, o)
 		}
 	}
-	if *maxPage >= store.MaxPageLimit {
-		return usagef("%s must be below %d (a page asks the store for one more), got %d", setting("max-page-size"), store.MaxPageLimit, *maxPage)
-	}
-	if *timeout <= 0 {
-		return usagef("%s must be positive, got %s", setting("request-timeout"), *timeout)
-	}
+	// The settings that follow others unless given.
 	if !isSet(fs, "write-timeout") {
-		*writeTimeout = *timeout + 10*time.Second
+		cfg.WriteTimeout = server.WriteTimeoutFor(cfg.RequestTimeout)
+	} else if cfg.WriteTimeout > 0 && cfg.WriteTimeout <= cfg.RequestTimeout {
+		return usagef("%s (%s) must be longer than %s (%s), or answers would be cut before their time budget ends", setting("write-timeout"), cfg.WriteTimeout, setting("request-timeout"), cfg.RequestTimeout)
 	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{
-		{"read-header-timeout", *readHeaderTimeout},
-		{"read-timeout", *readTimeout},
-		{"write-timeout", *writeTimeout},
-		{"idle-timeout", *idleTimeout},
-		{"solver-budget", *solverBudget},
-		{"ws-init-timeout", *wsInit},
-		{"ws-ping-interval", *wsPing},
-		{"ws-pong-timeout", *wsPong},
-	} {
-		if d.v <= 0 {
-			return usagef("%s must be positive, got %s", setting(d.name), d.v)
-		}
-	}
-	if *writeTimeout <= *timeout {
-		return usagef("%s (%s) must be longer than %s (%s), or answers would be cut before their time budget ends", setting("write-timeout"), *writeTimeout, setting("request-timeout"), *timeout)
+	// A page size smaller than the default page makes that page smaller.
+	cfg.Graph.DefaultPageSize = min(cfg.Graph.DefaultPageSize, cfg.Graph.MaxPageSize)
+	if err := cfg.Check(); err != nil {
+		return settingError(err, serveEnv)
 	}
 	if *shutdown < 0 {
 		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), *shutdown)
 	}
-	if *rateLimit < 0 || math.IsNaN(*rateLimit) || math.IsInf(*rateLimit, 0) {
-		return usagef("%s must be a number of requests a second, 0 for no limit, got %g", setting("rate-limit"), *rateLimit)
-	}
 	if err := workerFlags.check(); err != nil {
 		return err
 	}
-	var origins []string
-	for _, o := range strings.Split(*corsOrigins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			origins = append(origins, o)
-		}
+	db, err := dbFlags.database()
+	if err != nil {
+		return err
 	}
 
 	logger := logFlags.logger(c.stderr)
@@ -208,11 +168,10 @@ func runServe(ctx context.Context, args []string, c console) error {
 	defer ln.Close()
 
 	// The store: Postgres or the SQLite file, migrated unless told not to.
-	db := dbFlags.database()
 	// It comes up in the background, workers and all (internal/service):
 	// the server answers at once, UNAVAILABLE for what needs the database
 	// until it is reachable, and /readyz says when it is.
-	up := service.NewStartup(service.Config{Database: db, Migrate: *migrate, Workers: workerFlags.config(logger),
+	up := service.NewStartup(service.Config{Database: db, Migrate: *migrate, Workers: workerFlags.engineConfig(logger),
 		Precompute: workerFlags.precompute, Logger: logger})
 	defer up.Close()
 	// The metrics at /metrics (internal/metrics): the API's store calls
@@ -220,53 +179,14 @@ func runServe(ctx context.Context, args []string, c console) error {
 	m := metrics.New()
 	stored := storemetrics.New(up.Store(), m.Registerer())
 
-	cfg := server.Config{
-		Graph: graph.Options{
-			Boards:         stored,
-			Stored:         stored,
-			Plans:          up,
-			AdminToken:     *adminToken,
-			MaxPageSize:    *maxPage,
-			CountMaxN:      *countMaxN,
-			PageCacheBytes: *pageCache,
-			SolverBudget:   *solverBudget,
-			SolverSlots:    *solverSlots,
-			OnCacheLookup:  m.CacheLookup,
-			Logger:         logger,
-		},
-		RequestTimeout:    *timeout,
-		MaxBodyBytes:      *maxBody,
-		ComplexityLimit:   *complexity,
-		DepthLimit:        *depth,
-		MaxTokens:         *maxTokens,
-		MaxFields:         *maxFields,
-		QueryCacheBytes:   *queryCache,
-		APQCacheBytes:     *apqCache,
-		ReadHeaderTimeout: *readHeaderTimeout,
-		ReadTimeout:       *readTimeout,
-		WriteTimeout:      *writeTimeout,
-		IdleTimeout:       *idleTimeout,
-		MaxHeaderBytes:    *maxHeader,
-		MaxConnections:    *maxConns,
-		CORSOrigins:       origins,
-		RateLimit:         *rateLimit,
-		RateBurst:         *rateBurst,
-		OnOperation:       m.Operation,
-		Logger:            logger,
-
-		WSMaxConnections:   *wsMaxConns,
-		WSMaxSubscriptions: *wsMaxSubs,
-		WSInitTimeout:      *wsInit,
-		WSPingInterval:     *wsPing,
-		WSPongTimeout:      *wsPong,
-	}
-	if cfg.Graph.CountMaxN == 0 {
-		cfg.Graph.CountMaxN = -1 // 0 on the command line: never count on the spot
-	}
-
-	// The precompute workers, over the same database: they fill the store, the precompute mutation asks them for boards, and
-	// River UI shows their jobs at /riverui.
+	cfg.Graph.Boards, cfg.Graph.Stored, cfg.Graph.Plans = stored, stored, up
+	// The precompute workers, over the same database: they fill the
+	// store, the precompute mutation asks them for boards, and River UI
+	// shows their jobs at /riverui.
 	cfg.Graph.Precompute = up
+	cfg.Graph.OnCacheLookup = m.CacheLookup
+	cfg.OnOperation = m.Operation
+	cfg.Logger = logger
 
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -284,7 +204,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 		_ = f.Sync()
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", *migrate,
-		"page_cache", *pageCache, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil)
+		"page_cache", cfg.Graph.PageCacheBytes, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(srv.Listener(ln)) }()

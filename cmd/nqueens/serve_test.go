@@ -17,9 +17,8 @@ import (
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -93,15 +92,12 @@ func TestServe(t *testing.T) {
 	}{
 		{"sqlite", func(t *testing.T) ([]string, store.Store) {
 			path := filepath.Join(t.TempDir(), "nqueens.db")
-			st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := sqlitetest.Open(t, path)
 			return []string{"NQUEENS_SQLITE_PATH=" + path}, st
 		}},
 		{"postgres", func(t *testing.T) ([]string, store.Store) {
 			u, _ := pgtest.Schema(t)
-			return []string{"DATABASE_URL=" + u}, pgtest.Open(t, postgres.Config{URL: u})
+			return []string{"DATABASE_URL=" + u}, pgtest.Open(t, u)
 		}},
 	} {
 		t.Run(db.name, func(t *testing.T) {

@@ -7,11 +7,15 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/nqueens/nqueens/internal/configcheck"
 )
 
 // envFlag is a flag with its environment twin: the variable sets the
-// flag's default, the flag given on the command line wins.
-type envFlag struct{ name, env string }
+// flag's default, the flag given on the command line wins. field names
+// the field of the configuration the flag sets (as a *configcheck.Error
+// names it), "" for none.
+type envFlag struct{ name, env, field string }
 
 // Settings every long-running command shares: the database and the logs.
 const (
@@ -20,16 +24,16 @@ const (
 )
 
 var commonEnv = []envFlag{
-	{"database-url", envDatabaseURL},
-	{"sqlite-path", envSQLitePath},
-	{"log-level", envLogLevel},
-	{"log-format", envLogFormat},
+	{"database-url", envDatabaseURL, ""},
+	{"sqlite-path", envSQLitePath, ""},
+	{"log-level", envLogLevel, ""},
+	{"log-format", envLogFormat, ""},
 }
 
 // envTwins are all the flags with an environment twin. A flag has the
 // same twin in every command that defines it.
 func envTwins() []envFlag {
-	return slices.Concat(commonEnv, serveEnv, workerEnv, healthcheckEnv, []envFlag{{"wait", envWait}})
+	return slices.Concat(commonEnv, serveEnv, workerEnv, healthcheckEnv, []envFlag{{"wait", envWait, ""}})
 }
 
 // setFromEnv sets the flags of fs that have a twin in the environment
@@ -66,6 +70,22 @@ func setting(name string) string {
 		}
 	}
 	return "--" + name
+}
+
+// settingError returns a configuration's refusal of one of its fields (a
+// *configcheck.Error) as a usage error that names the flag of flags that
+// sets the field, and any other error as it is.
+func settingError(err error, flags []envFlag) error {
+	var e *configcheck.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	for _, f := range flags {
+		if f.field == e.Field {
+			return usagef("%s %s", setting(f.name), e.Problem)
+		}
+	}
+	return usagef("%v", err)
 }
 
 // logSettings are the --log-level and --log-format flags.

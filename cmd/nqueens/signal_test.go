@@ -11,7 +11,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
@@ -27,7 +26,7 @@ func TestServeStopMidBoard(t *testing.T) {
 	first := spawn(t, noPrecompute(env), serveArgs([]string{"--workers", "1"})...)
 	first.waitServing(t)
 	first.waitFor(t, time.Minute, `"database open"`)
-	st := pgtest.Open(t, postgres.Config{URL: u})
+	st := pgtest.Open(t, u)
 	interruptMidBoard(t, st, 13, first, "SIGTERM", func() { first.stop(t) }) // exit 0 within its shutdown time
 
 	second := startServe(t, env, "--workers", "1")

@@ -42,11 +42,15 @@ func runWorker(ctx context.Context, args []string, c console) error {
 		return err
 	}
 
+	db, err := dbFlags.database()
+	if err != nil {
+		return err
+	}
+
 	logger := logFlags.logger(c.stderr)
-	db := dbFlags.database()
 	// An unreachable database is waited for; a signal meanwhile ends the
 	// worker as cleanly as one later.
-	st, j, err := service.StartWhenReachable(ctx, db, *migrate, s.config(logger))
+	st, j, err := service.StartWhenReachable(ctx, db, *migrate, s.engineConfig(logger))
 	if err != nil {
 		if ctx.Err() != nil {
 			logger.Info("stopped before the database was reachable")
@@ -55,11 +59,11 @@ func runWorker(ctx context.Context, args []string, c console) error {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(c.stdout, "nqueens: worker working %s at once on %s\n", progress.Plural(s.workers, "job"), db)
-	logger.Info("worker started", "database", db.String(), "workers", s.workers, "store_max_n", s.storeMaxN)
+	fmt.Fprintf(c.stdout, "nqueens: worker working %s at once on %s\n", progress.Plural(s.config.Workers, "job"), db)
+	logger.Info("worker started", "database", db.String(), "workers", s.config.Workers, "store_max_n", s.config.StoreMaxN)
 
 	<-ctx.Done()
-	logger.Info("stopping: running chunks commit or roll back", "timeout", s.stopTimeout.String())
+	logger.Info("stopping: running chunks commit or roll back", "timeout", s.config.StopTimeout.String())
 	if err := j.Shutdown(); err != nil {
 		return err
 	}

@@ -3,9 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
-	"runtime"
 	"strconv"
-	"time"
 
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/precompute"
@@ -30,35 +28,35 @@ const (
 
 // workerSettings are the settings of the workers of one process.
 type workerSettings struct {
-	workers     int
-	storeMaxN   int
-	jobTimeout  time.Duration
-	rescueAfter time.Duration
-	stopTimeout time.Duration
+	// config is the engine's configuration, which the flags set.
+	config precompute.Config
 	// precompute is serve's range to ask for on start ("" for none).
 	precompute string
 }
 
-// workerEnv are the environment twins of the workers' flags.
+// workerEnv are the environment twins of the workers' flags, with the
+// field of precompute.Config each sets.
 var workerEnv = []envFlag{
-	{"workers", envWorkers},
-	{"store-max-n", envStoreMaxN},
-	{"job-timeout", envJobTimeout},
-	{"rescue-after", envRescue},
-	{"precompute", envPrecompute},
-	{"shutdown-timeout", envShutdown},
+	{"workers", envWorkers, "Workers"},
+	{"store-max-n", envStoreMaxN, "StoreMaxN"},
+	{"job-timeout", envJobTimeout, "JobTimeout"},
+	{"rescue-after", envRescue, "RescueAfter"},
+	{"precompute", envPrecompute, ""},
+	{"shutdown-timeout", envShutdown, "StopTimeout"},
 }
 
 // addWorkerFlags defines the workers' flags on fs (and --precompute for
-// serve); setFromEnv gives them their environment twins.
+// serve), with the engine's defaults (precompute.DefaultConfig);
+// setFromEnv gives them their environment twins.
 func addWorkerFlags(fs *flag.FlagSet, serve bool) *workerSettings {
-	s := &workerSettings{}
-	fs.IntVar(&s.workers, "workers", runtime.GOMAXPROCS(0), "chunks this process computes at once; four jobs a worker are in flight, so that some write while others compute ($"+envWorkers+")")
-	fs.IntVar(&s.storeMaxN, "store-max-n", precompute.DefaultStoreMaxN,
+	def := precompute.DefaultConfig()
+	s := &workerSettings{config: def}
+	fs.IntVar(&s.config.Workers, "workers", def.Workers, "chunks this process computes at once; four jobs a worker are in flight, so that some write while others compute ($"+envWorkers+")")
+	fs.IntVar(&s.config.StoreMaxN, "store-max-n", def.StoreMaxN,
 		"storage limit: boards up to it keep every solution, boards above it (up to "+strconv.Itoa(precompute.MaxN)+") their counts only ($"+envStoreMaxN+")")
-	fs.DurationVar(&s.jobTimeout, "job-timeout", time.Hour,
+	fs.DurationVar(&s.config.JobTimeout, "job-timeout", def.JobTimeout,
 		"how long a job may run before it is taken for hung, cancelled and run again; a chunk gets 100 times its expected time when that is more (counts-only boards from N=23) ($"+envJobTimeout+")")
-	fs.DurationVar(&s.rescueAfter, "rescue-after", precompute.DefaultRescueAfter,
+	fs.DurationVar(&s.config.RescueAfter, "rescue-after", def.RescueAfter,
 		"how long a worker process may go without a heartbeat before the jobs it was running are run by others: a killed worker's chunks run again within about 1.25 times this ($"+envRescue+")")
 	if serve {
 		// serve's own --shutdown-timeout bounds the requests in flight;
@@ -66,7 +64,7 @@ func addWorkerFlags(fs *flag.FlagSet, serve bool) *workerSettings {
 		fs.StringVar(&s.precompute, "precompute", defaultPrecompute,
 			"boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none ($"+envPrecompute+")")
 	} else {
-		fs.DurationVar(&s.stopTimeout, "shutdown-timeout", 10*time.Second,
+		fs.DurationVar(&s.config.StopTimeout, "shutdown-timeout", def.StopTimeout,
 			"on SIGINT/SIGTERM, how long running chunks may commit before they are cancelled (to run again later) ($"+envShutdown+")")
 	}
 	return s
@@ -74,17 +72,8 @@ func addWorkerFlags(fs *flag.FlagSet, serve bool) *workerSettings {
 
 // check checks the settings after the command line is parsed.
 func (s *workerSettings) check() error {
-	switch {
-	case s.workers < 1:
-		return usagef("%s must be at least 1, got %d", setting("workers"), s.workers)
-	case precompute.CheckStoreMaxN(s.storeMaxN) != nil:
-		return usagef("%s: %v", setting("store-max-n"), precompute.CheckStoreMaxN(s.storeMaxN))
-	case s.jobTimeout <= 0:
-		return usagef("%s must be positive, got %s", setting("job-timeout"), s.jobTimeout)
-	case precompute.CheckRescueAfter(s.rescueAfter, precompute.DefaultHeartbeat) != nil:
-		return usagef("%s: %v", setting("rescue-after"), precompute.CheckRescueAfter(s.rescueAfter, precompute.DefaultHeartbeat))
-	case s.stopTimeout < 0:
-		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), s.stopTimeout)
+	if err := s.config.Check(); err != nil {
+		return settingError(err, workerEnv)
 	}
 	if s.precompute != "" {
 		if _, err := service.ParseBoards(s.precompute); err != nil {
@@ -94,14 +83,9 @@ func (s *workerSettings) check() error {
 	return nil
 }
 
-// config is the engine's configuration; its logger is logger.
-func (s *workerSettings) config(logger *slog.Logger) precompute.Config {
-	return precompute.Config{
-		Workers:     s.workers,
-		StoreMaxN:   s.storeMaxN,
-		JobTimeout:  s.jobTimeout,
-		RescueAfter: s.rescueAfter,
-		StopTimeout: s.stopTimeout,
-		Logger:      logger,
-	}
+// engineConfig is the engine's configuration; its logger is logger.
+func (s *workerSettings) engineConfig(logger *slog.Logger) precompute.Config {
+	cfg := s.config
+	cfg.Logger = logger
+	return cfg
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // These tests run `precompute --wait` alone on SQLite, a worker process
@@ -48,11 +48,7 @@ func TestPrecomputeWaitSQLite(t *testing.T) {
 			t.Errorf("precompute --wait printed no %q:\n%s", want, r.stdout)
 		}
 	}
-	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.Open(t, path)
 	for n := 1; n <= 11; n++ {
 		b, err := st.Board(context.Background(), n)
 		if err != nil {
@@ -85,8 +81,8 @@ func TestPrecomputeBadUsage(t *testing.T) {
 		{nil, []string{"28"}, "from 1 to 27"},
 		{nil, []string{"twelve"}, "not a board size"},
 		{nil, []string{"12", "--workers", "0"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
-		{nil, []string{"12", "--store-max-n", "40"}, "storage limit"},
-		{nil, []string{"12", "--rescue-after", "2s"}, "--rescue-after (NQUEENS_RESCUE_AFTER): the time after which a silent worker's jobs are rescued must be at least 5s"},
+		{nil, []string{"12", "--store-max-n", "40"}, "--store-max-n (NQUEENS_STORE_MAX_N) must be from 1 to 32, got 40"},
+		{nil, []string{"12", "--rescue-after", "2s"}, "--rescue-after (NQUEENS_RESCUE_AFTER) must be at least 5s (5 heartbeats), got 2s"},
 		{[]string{"NQUEENS_WORKERS=many"}, []string{"12"}, "NQUEENS_WORKERS"},
 		{[]string{"NQUEENS_PRECOMPUTE_WAIT=maybe"}, []string{"12"}, "NQUEENS_PRECOMPUTE_WAIT"},
 	} {
@@ -215,7 +211,7 @@ func TestWorkerKilled(t *testing.T) {
 			if r := nqueensEnv(t, env, "precompute", strconv.Itoa(tt.n)); r.code != 0 {
 				t.Fatalf("precompute %d: exit %d, %s", tt.n, r.code, r.stderr)
 			}
-			st := pgtest.Open(t, postgres.Config{URL: u})
+			st := pgtest.Open(t, u)
 			var killed time.Time
 			interruptMidBoard(t, st, tt.n, victim, "kill", func() {
 				if err := victim.cmd.Process.Kill(); err != nil {
@@ -324,7 +320,7 @@ func TestWorkersAndServe(t *testing.T) {
 		t.Fatalf("precompute mutation: %s", body)
 	}
 
-	st := pgtest.Open(t, postgres.Config{URL: u})
+	st := pgtest.Open(t, u)
 	if clients := checkFinishedOnce(t, st, 14); clients < 2 {
 		t.Errorf("the chunks of N=14 were completed by %d River client(s), want them shared", clients)
 	} else {

@@ -51,13 +51,15 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// Setup starts a server with cfg (zero fields take the server's defaults)
-// and stops it when the test ends.
-func Setup(t testing.TB, cfg server.Config) *Bundle {
+// Setup starts a server with server.DefaultConfig, logging to Bundle.Logs,
+// as opts change it, and stops it when the test ends.
+func Setup(t testing.TB, opts ...func(*server.Config)) *Bundle {
 	t.Helper()
 	logs := &SyncBuffer{}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	cfg := server.DefaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	for _, o := range opts {
+		o(&cfg)
 	}
 	srv, err := server.New(cfg)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/nqueens/nqueens/internal/buildinfo"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/server"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -35,7 +34,7 @@ func scrape(t *testing.T, m *metrics.Metrics) string {
 func TestDatabaseMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := sqlitetest.Open(t, sqlite.Config{})
+	st := sqlitetest.OpenTemp(t)
 	if _, _, err := st.RequestBoard(ctx, 9); err != nil {
 		t.Fatal(err)
 	}

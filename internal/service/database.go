@@ -57,13 +57,17 @@ func (d Database) Migrator() (*migrations.Migrator, error) {
 // not applied yet unless skipMigrations.
 func (d Database) openStore(ctx context.Context, skipMigrations bool) (store.Store, error) {
 	if d.Dialect() == migrations.Postgres {
-		s, err := postgres.Open(ctx, postgres.Config{URL: genericPlans(d.URL), SkipMigrations: skipMigrations})
+		cfg := postgres.DefaultConfig()
+		cfg.URL, cfg.SkipMigrations = genericPlans(d.URL), skipMigrations
+		s, err := postgres.Open(ctx, cfg)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: d.Path, SkipMigrations: skipMigrations})
+	cfg := sqlite.DefaultConfig()
+	cfg.Path, cfg.SkipMigrations = d.Path, skipMigrations
+	s, err := sqlite.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -198,13 +198,17 @@ func sqliteSchema(writer *sql.DB) *riverSchema {
 // migrations, for Migrate; close closes it.
 func openRiverSchema(ctx context.Context, d Database) (schema *riverSchema, close func() error, err error) {
 	if d.Dialect() == migrations.Postgres {
-		s, err := postgres.Open(ctx, postgres.Config{URL: d.URL, SkipMigrations: true})
+		cfg := postgres.DefaultConfig()
+		cfg.URL, cfg.SkipMigrations = d.URL, true
+		s, err := postgres.Open(ctx, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
 		return postgresSchema(s.Pool()), s.Close, nil
 	}
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: d.Path, SkipMigrations: true})
+	cfg := sqlite.DefaultConfig()
+	cfg.Path, cfg.SkipMigrations = d.Path, true
+	s, err := sqlite.Open(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,14 +2,13 @@ package service
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -68,11 +67,7 @@ func TestLateStore(t *testing.T) {
 		}
 	}
 
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.OpenTemp(t)
 	storetest.Load(ctx, t, st, 6, 1)
 	if _, _, err := st.RequestBoard(ctx, 5); err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func Migrate(ctx context.Context, db Database, m Migration) (SchemaVersions, err
 	case MigrateUp:
 		err = errors.Join(store.Up(), river.up(ctx))
 	case MigrateDownAll:
-		err = errors.Join(river.down(ctx), store.Down(0))
+		err = errors.Join(river.down(ctx), store.DownAll())
 	case MigrateDownOne:
 		err = store.Down(1)
 	}

@@ -3,9 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,19 +17,18 @@ import (
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // openEngine opens a SQLite store in the test's directory and an engine
 // over it with storage limit storeMaxN, not started.
 func openEngine(t *testing.T, storeMaxN int) (*sqlite.Store, *Jobs) {
 	t.Helper()
-	st, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(t.TempDir(), "nqueens.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	j, err := openJobs(t.Context(), st, true, precompute.Config{Workers: 2, StoreMaxN: storeMaxN, JobTimeout: time.Minute,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	st := sqlitetest.OpenTemp(t)
+	cfg := precompute.DefaultConfig()
+	cfg.Workers, cfg.StoreMaxN, cfg.JobTimeout = 2, storeMaxN, time.Minute
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	j, err := openJobs(t.Context(), st, true, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +81,10 @@ func TestPendingBoardStoresSolutions(t *testing.T) {
 	if b, err := st.Board(ctx, 9); err != nil || b.StoresSolutions {
 		t.Fatalf("the store's row of pending N=9: %+v, %v; want StoresSolutions false (no plan yet)", b, err)
 	}
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Boards: st, Stored: st, Plans: boardPlans{jobs: j, storeMaxN: limit}}})
+	api := apitest.Setup(t, func(c *server.Config) {
+		c.Graph.Boards, c.Graph.Stored = st, st
+		c.Graph.Plans = boardPlans{jobs: j, storeMaxN: limit}
+	})
 	want := map[int]string{7: "PENDING true", 8: "PENDING false", 9: "PENDING true", 11: "PENDING false"}
 	if got := boardsStoring(t, api); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("boards while pending: %v; want %v", got, want)
@@ -122,7 +122,7 @@ func TestPrecomputeRange(t *testing.T) {
 	}
 	_, j := openEngine(t, 10) // never started: N=27 is asked for, not computed
 	const token = "range-token"
-	api := apitest.Setup(t, server.Config{Graph: graph.Options{Precompute: j, AdminToken: token}})
+	api := apitest.Setup(t, func(c *server.Config) { c.Graph.Precompute, c.Graph.AdminToken = j, token })
 	for _, n := range []int{0, 1, precompute.MaxN, precompute.MaxN + 1, 32} {
 		r := api.Post(t, apitest.Request{Query: fmt.Sprintf(`mutation { precompute(n: %d) { n state } }`, n)}, "Authorization", "Bearer "+token)
 		inRange := n >= 1 && n <= precompute.MaxN

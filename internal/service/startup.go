@@ -24,8 +24,8 @@ type Config struct {
 	// Migrate applies the migrations not applied yet, the store's and
 	// River's, on start.
 	Migrate bool
-	// Workers are the precompute workers' settings; their logger is
-	// Logger.
+	// Workers are the precompute workers' settings (from
+	// precompute.DefaultConfig); their logger is Logger.
 	Workers precompute.Config
 	// Precompute lists the boards to ask for once the workers run
 	// (ParseBoards), e.g. "1-15"; "" or "none" for none.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestStoreMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := sqlitetest.Open(t, sqlite.Config{})
+	st := sqlitetest.OpenTemp(t)
 	reg := prometheus.NewRegistry()
 	s := storemetrics.New(st, reg)
 	defer s.Close()

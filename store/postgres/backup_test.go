@@ -15,7 +15,6 @@ import (
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -31,7 +30,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	ctx := t.Context()
 	serverURL := pgtest.ServerURL(t)
 	schemaURL, schema := pgtest.Schema(t)
-	s := pgtest.Open(t, postgres.Config{URL: schemaURL})
+	s := pgtest.Open(t, schemaURL)
 	const n, depth, before = 10, 2, 20
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
 		t.Fatal(err)
@@ -65,7 +64,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	cp := pgtest.Open(t, postgres.Config{URL: u.String()})
+	cp := pgtest.Open(t, u.String())
 	b, err := cp.Board(ctx, n)
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func BenchmarkLoadN16(b *testing.B) {
 
 func timeStoreLoad(b *testing.B, chunks []storetest.ComputedChunk) time.Duration {
 	b.Helper()
-	s := pgtest.Open(b, postgres.Config{})
+	s := pgtest.OpenSchema(b)
 	start := time.Now()
 	storetest.LoadComputed(b, s, chunks)
 	return time.Since(start)
@@ -97,11 +97,7 @@ func timeRawCopy(b *testing.B, file string, total int) time.Duration {
 	b.Helper()
 	ctx := context.Background()
 	u, _ := pgtest.Schema(b)
-	s, err := postgres.Open(ctx, postgres.Config{URL: u}) // the same migrated, empty schema
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.Close()
+	pgtest.Open(b, u).Close() // the same migrated, empty schema
 	conn, err := pgx.Connect(ctx, u)
 	if err != nil {
 		b.Fatal(err)
@@ -175,10 +171,7 @@ func BenchmarkStoredBytesN14(b *testing.B) {
 			var elapsed time.Duration
 			for b.Loop() {
 				u, _ := pgtest.Schema(b)
-				s, err := postgres.Open(context.Background(), postgres.Config{URL: u})
-				if err != nil {
-					b.Fatal(err)
-				}
+				s := pgtest.Open(b, u)
 				start := time.Now()
 				storetest.LoadComputed(b, s, ordered)
 				elapsed = time.Since(start)
@@ -239,7 +232,9 @@ func loadedN16(b *testing.B) store.Store {
 			b.Fatal(err)
 		}
 		n16.drop = drop
-		s, err := postgres.Open(context.Background(), postgres.Config{URL: u})
+		cfg := postgres.DefaultConfig()
+		cfg.URL = u
+		s, err := postgres.Open(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

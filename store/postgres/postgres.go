@@ -5,6 +5,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,35 +18,55 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
 )
 
-// Config says how to open the store.
+// Config says how to open the store. Start from DefaultConfig and set URL.
 type Config struct {
-	// URL is a postgres:// connection URL. Parameters that pgx does not know,
-	// such as search_path, are sent to the server as run-time settings.
+	// URL is a postgres:// connection URL (or a key=value string).
+	// Parameters that pgx does not know, such as search_path, are sent to
+	// the server as run-time settings.
 	URL string
-	// SkipMigrations leaves the schema as it is; by default Open applies
+	// SkipMigrations leaves the schema as it is; otherwise Open applies
 	// the migrations not yet applied.
 	SkipMigrations bool
-	// MaxConns bounds the pool; 0 means DefaultMaxConns, unless the URL
-	// sets pool_max_conns.
+	// MaxConns bounds the pool (at least 1), unless the URL sets
+	// pool_max_conns, which wins.
 	MaxConns int32
+	// ConnectTimeout bounds a new connection (positive), unless the URL
+	// sets connect_timeout, which wins.
+	ConnectTimeout time.Duration
 }
 
-// DefaultMaxConns is the pool's default bound. pgx's own (4, or the
-// number of CPUs) is too small for a pool that the job system shares
-// (Pool): each worker job holds a connection while it writes its chunk, and
-// River keeps one for LISTEN and uses more to fetch and complete jobs,
-// besides the API's reads.
-const DefaultMaxConns = 20
+// DefaultConfig is the configuration the commands open Postgres with,
+// without a URL.
+func DefaultConfig() Config {
+	return Config{
+		// pgx's own (4, or the number of CPUs) is too small for a pool
+		// that the job system shares (Pool): each worker job holds a
+		// connection while it writes its chunk, and River keeps one for
+		// LISTEN and uses more to fetch and complete jobs, besides the
+		// API's reads.
+		MaxConns: 20,
+		// With the server gone (a host that drops packets, not a closed
+		// port), requests then fail with EUNAVAILABLE well within their
+		// own time budget instead of waiting for the kernel to give up.
+		ConnectTimeout: 3 * time.Second,
+	}
+}
 
-// DefaultConnectTimeout bounds a new connection, unless the URL sets
-// connect_timeout: with the server gone (a host that drops packets, not a
-// closed port), requests then fail with EUNAVAILABLE well within their
-// own time budget instead of waiting for the kernel to give up.
-const DefaultConnectTimeout = 3 * time.Second
+// check says which field of c Open refuses, if any.
+func (c Config) check() error {
+	if c.URL == "" {
+		return configcheck.Errorf("URL", "is empty; give a postgres:// URL")
+	}
+	return cmp.Or(
+		configcheck.AtLeast("MaxConns", c.MaxConns, 1),
+		configcheck.Positive("ConnectTimeout", c.ConnectTimeout),
+	)
+}
 
 // Store is the Postgres store.Store: its methods check their arguments
 // (store.Checked), then run the queries.
@@ -70,18 +91,18 @@ var _ store.Store = (*queries)(nil)
 // Open connects, checks that the server answers (EUNAVAILABLE when it does
 // not) and applies the migrations unless told not to.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if err := cfg.check(); err != nil {
+		return nil, store.Errorf(store.EINVALID, "postgres: %v", err)
+	}
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
 		return nil, store.Errorf(store.EINVALID, "bad Postgres URL: %v", err)
 	}
-	switch {
-	case cfg.MaxConns > 0:
+	if !strings.Contains(cfg.URL, "pool_max_conns") {
 		pc.MaxConns = cfg.MaxConns
-	case !strings.Contains(cfg.URL, "pool_max_conns"):
-		pc.MaxConns = DefaultMaxConns
 	}
-	if pc.ConnConfig.ConnectTimeout == 0 {
-		pc.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	if !strings.Contains(cfg.URL, "connect_timeout") {
+		pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {

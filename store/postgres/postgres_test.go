@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,7 +21,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 	u, _ := pgtest.Schema(t)
 	return storetest.Database{
 		Open: func(t *testing.T, skipMigrations bool) store.Store {
-			return pgtest.Open(t, postgres.Config{URL: u, SkipMigrations: skipMigrations})
+			return pgtest.Open(t, u, func(c *postgres.Config) { c.SkipMigrations = skipMigrations })
 		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
 			m, err := postgres.NewMigrator(u)
@@ -30,7 +32,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 			return m
 		},
 		MarkDirty: func(t *testing.T) {
-			if _, err := pgtest.Open(t, postgres.Config{URL: u, SkipMigrations: true}).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
+			if _, err := pgtest.Open(t, u, func(c *postgres.Config) { c.SkipMigrations = true }).Pool().Exec(t.Context(), "UPDATE schema_migrations SET dirty = true"); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -45,7 +47,7 @@ func TestConformance(t *testing.T) {
 // chunk's own writes: it sees the chunk done before the commit.
 func TestWriteChunkInTx(t *testing.T) {
 	t.Parallel()
-	s := pgtest.Open(t, postgres.Config{})
+	s := pgtest.OpenSchema(t)
 	ctx := t.Context()
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)
@@ -75,12 +77,65 @@ func TestWriteChunkInTx(t *testing.T) {
 func TestUnavailable(t *testing.T) {
 	t.Parallel()
 	// Port 1 on the loopback: nothing listens there, the refusal is immediate.
-	_, err := postgres.Open(t.Context(), postgres.Config{URL: "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable&connect_timeout=5"})
+	cfg := postgres.DefaultConfig()
+	cfg.URL = "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable&connect_timeout=5"
+	_, err := postgres.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
 		t.Errorf("Open of an unreachable server: %q (%v), want %q", code, err, store.EUNAVAILABLE)
 	}
-	_, err = postgres.Open(t.Context(), postgres.Config{URL: "mysql://nope"})
+	cfg.URL = "mysql://nope"
+	_, err = postgres.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EINVALID {
 		t.Errorf("Open with a bad URL: %q (%v), want %q", code, err, store.EINVALID)
+	}
+}
+
+// TestConfigRefused: Open refuses a configuration it cannot work with,
+// EINVALID, naming the field, before it connects.
+func TestConfigRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		change func(*postgres.Config)
+		says   string
+	}{
+		{func(c *postgres.Config) { c.URL = "" }, "URL is empty"},
+		{func(c *postgres.Config) { c.MaxConns = 0 }, "MaxConns must be at least 1, got 0"},
+		{func(c *postgres.Config) { c.ConnectTimeout = 0 }, "ConnectTimeout must be positive, got 0s"},
+	} {
+		cfg := postgres.DefaultConfig()
+		cfg.URL = "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable"
+		tt.change(&cfg)
+		_, err := postgres.Open(t.Context(), cfg)
+		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "postgres: "+tt.says) {
+			t.Errorf("Open: %v; want EINVALID saying %q", err, tt.says)
+		}
+	}
+}
+
+// TestPoolSettings: the pool takes MaxConns and ConnectTimeout from the
+// configuration (DefaultConfig's unless changed), and from the URL when
+// it sets pool_max_conns or connect_timeout, which win.
+func TestPoolSettings(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	def := postgres.DefaultConfig()
+	for _, tt := range []struct {
+		url      string
+		change   func(*postgres.Config)
+		maxConns int32
+		connect  time.Duration
+	}{
+		{u, nil, def.MaxConns, def.ConnectTimeout},
+		{u, func(c *postgres.Config) { c.MaxConns, c.ConnectTimeout = 7, time.Second }, 7, time.Second},
+		{u + "&pool_max_conns=3&connect_timeout=9", func(c *postgres.Config) { c.MaxConns = 7 }, 3, 9 * time.Second},
+	} {
+		var opts []func(*postgres.Config)
+		if tt.change != nil {
+			opts = append(opts, tt.change)
+		}
+		pc := pgtest.Open(t, tt.url, opts...).Pool().Config()
+		if pc.MaxConns != tt.maxConns || pc.ConnConfig.ConnectTimeout != tt.connect {
+			t.Errorf("%s: pool of %d, connect timeout %s; want %d, %s", tt.url, pc.MaxConns, pc.ConnConfig.ConnectTimeout, tt.maxConns, tt.connect)
+		}
 	}
 }

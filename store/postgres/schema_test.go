@@ -12,7 +12,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -22,7 +21,7 @@ import (
 func loadedSchema(t *testing.T) (conn *pgx.Conn, schema string) {
 	t.Helper()
 	u, schema := pgtest.Schema(t)
-	storetest.LoadRange(t.Context(), t, pgtest.Open(t, postgres.Config{URL: u}), 1, 8)
+	storetest.LoadRange(t.Context(), t, pgtest.Open(t, u), 1, 8)
 	conn, err := pgx.Connect(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)

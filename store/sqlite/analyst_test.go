@@ -17,7 +17,6 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -54,7 +53,7 @@ func analystFile(t *testing.T) (path string, bound time.Duration) {
 func smallServiceFile(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	st := sqlitetest.Open(t, sqlite.Config{Path: path})
+	st := sqlitetest.Open(t, path)
 	defer st.Close()
 	if err := precompute.MigrateUp(t.Context(), riversqlite.New(st.Writer())); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -29,7 +28,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "nqueens.db")
-	s := sqlitetest.Open(t, sqlite.Config{Path: path})
+	s := sqlitetest.Open(t, path)
 	const n, depth, before = 10, 2, 20
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
 		t.Fatal(err)
@@ -72,7 +71,7 @@ func TestBackupWhileWriting(t *testing.T) {
 
 	for copyPath, finished := range copies {
 		var integrity string
-		cp := sqlitetest.Open(t, sqlite.Config{Path: copyPath})
+		cp := sqlitetest.Open(t, copyPath)
 		if err := cp.Writer().QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
 			t.Errorf("%s: integrity_check %q, %v", copyPath, integrity, err)
 		}

@@ -32,7 +32,9 @@ func BenchmarkStoredBytesN14(b *testing.B) {
 	var elapsed, page time.Duration
 	for b.Loop() {
 		path := filepath.Join(b.TempDir(), "nqueens.db")
-		s, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+		cfg := sqlite.DefaultConfig()
+		cfg.Path = path
+		s, err := sqlite.Open(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -20,7 +19,7 @@ import (
 func loadedFile(t *testing.T) *sql.DB {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	storetest.LoadRange(t.Context(), t, sqlitetest.Open(t, sqlite.Config{Path: path}), 1, 8)
+	storetest.LoadRange(t.Context(), t, sqlitetest.Open(t, path), 1, 8)
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)

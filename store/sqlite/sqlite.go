@@ -7,6 +7,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -19,22 +20,50 @@ import (
 	sqlitemigrate "github.com/golang-migrate/migrate/v4/database/sqlite"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
 )
 
-// Config says how to open the store.
+// Config says how to open the store. Start from DefaultConfig and set
+// Path.
 type Config struct {
 	// Path is the database file, created if missing.
 	Path string
-	// SkipMigrations leaves the schema as it is; by default Open applies
+	// SkipMigrations leaves the schema as it is; otherwise Open applies
 	// the migrations not yet applied.
 	SkipMigrations bool
 	// BusyTimeout is how long a statement waits for a lock another process
-	// holds before giving up with EUNAVAILABLE; 0 means 5 seconds.
+	// holds before giving up with EUNAVAILABLE; 0: it gives up at once.
 	BusyTimeout time.Duration
-	// ReadConns bounds the read-only pool; 0 means 4.
+	// ReadConns bounds the read-only pool (at least 1).
 	ReadConns int
+}
+
+// DefaultConfig is the configuration the commands open the SQLite file
+// with, without a path.
+func DefaultConfig() Config {
+	return Config{
+		// Another process (a migration, a backup, sqlite3) holds the lock
+		// for a few statements at a time; 5 s waits that out and still
+		// answers a request within its time budget.
+		BusyTimeout: 5 * time.Second,
+		// WAL mode lets readers read while a chunk is written: a few of
+		// them serve the API's requests at once on a machine of a few
+		// cores, each with its own page cache.
+		ReadConns: 4,
+	}
+}
+
+// check says which field of c Open refuses, if any.
+func (c Config) check() error {
+	if c.Path == "" {
+		return configcheck.Errorf("Path", "is empty; SQLite needs a database file path")
+	}
+	return cmp.Or(
+		configcheck.NotNegative("BusyTimeout", c.BusyTimeout),
+		configcheck.AtLeast("ReadConns", c.ReadConns, 1),
+	)
 }
 
 // Store is the SQLite store.Store: its methods check their arguments
@@ -61,14 +90,8 @@ var _ store.Store = (*queries)(nil)
 // Open opens (creating if needed) the database file and applies the
 // migrations unless told not to.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if cfg.Path == "" {
-		return nil, store.Errorf(store.EINVALID, "SQLite needs a database file path")
-	}
-	if cfg.BusyTimeout <= 0 {
-		cfg.BusyTimeout = 5 * time.Second
-	}
-	if cfg.ReadConns <= 0 {
-		cfg.ReadConns = 4
+	if err := cfg.check(); err != nil {
+		return nil, store.Errorf(store.EINVALID, "sqlite: %v", err)
 	}
 	if !cfg.SkipMigrations {
 		m, err := newMigrator(cfg.Path, cfg.BusyTimeout)
@@ -129,7 +152,7 @@ func openDB(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
 // NewMigrator returns a migrator for the database file at path; closing
 // it closes its connection.
 func NewMigrator(path string) (*migrations.Migrator, error) {
-	return newMigrator(path, 5*time.Second)
+	return newMigrator(path, DefaultConfig().BusyTimeout)
 }
 
 func newMigrator(path string, busy time.Duration) (*migrations.Migrator, error) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
 	return storetest.Database{
 		Open: func(t *testing.T, skipMigrations bool) store.Store {
-			return sqlitetest.Open(t, sqlite.Config{Path: path, SkipMigrations: skipMigrations})
+			return sqlitetest.Open(t, path, func(c *sqlite.Config) { c.SkipMigrations = skipMigrations })
 		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
 			m, err := sqlite.NewMigrator(path)
@@ -52,7 +53,7 @@ func TestConformance(t *testing.T) {
 // writes: it sees the chunk done before the commit.
 func TestWriteChunkInTx(t *testing.T) {
 	t.Parallel()
-	s := sqlitetest.Open(t, sqlite.Config{})
+	s := sqlitetest.OpenTemp(t)
 	ctx := t.Context()
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "test"}, nil); err != nil {
 		t.Fatal(err)
@@ -79,45 +80,78 @@ func TestWriteChunkInTx(t *testing.T) {
 
 // TestLockedIsUnavailable holds the write lock from another connection:
 // a write that cannot get it within the busy timeout is EUNAVAILABLE,
-// while reads go on.
+// while reads go on. A busy timeout of 0 gives up at once.
 func TestLockedIsUnavailable(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "nqueens.db")
-	s, err := sqlite.Open(t.Context(), sqlite.Config{Path: path, BusyTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	storetest.Load(t.Context(), t, s, 5, 1)
+	for _, busy := range []time.Duration{50 * time.Millisecond, 0} {
+		t.Run(busy.String(), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "nqueens.db")
+			s := sqlitetest.Open(t, path, func(c *sqlite.Config) { c.BusyTimeout = busy })
+			storetest.Load(t.Context(), t, s, 5, 1)
 
-	other, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	conn, err := other.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(context.Background(), "ROLLBACK")
+			other, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			conn, err := other.Conn(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+				t.Fatal(err)
+			}
+			defer conn.ExecContext(context.Background(), "ROLLBACK")
 
-	_, _, err = s.RequestBoard(t.Context(), 6)
-	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
-		t.Errorf("a write while another process holds the lock: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+			start := time.Now()
+			_, _, err = s.RequestBoard(t.Context(), 6)
+			if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
+				t.Errorf("a write while another process holds the lock: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+			}
+			// Far below the default busy timeout (5 s), which a zero
+			// taken for "the default" would wait.
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("a write with busy timeout %s gave up after %s", busy, took)
+			}
+			if _, err := s.Page(t.Context(), store.PageRequest{N: 5, Limit: 3}); err != nil {
+				t.Errorf("a read while another process holds the write lock: %v", err)
+			}
+		})
 	}
-	if _, err := s.Page(t.Context(), store.PageRequest{N: 5, Limit: 3}); err != nil {
-		t.Errorf("a read while another process holds the write lock: %v", err)
+}
+
+// TestConfigRefused: Open refuses a configuration it cannot work with,
+// EINVALID, naming the field; the defaults with a path open.
+func TestConfigRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		change func(*sqlite.Config)
+		says   string
+	}{
+		{func(c *sqlite.Config) { c.Path = "" }, "Path is empty"},
+		{func(c *sqlite.Config) { c.ReadConns = 0 }, "ReadConns must be at least 1, got 0"},
+		{func(c *sqlite.Config) { c.BusyTimeout = -time.Second }, "BusyTimeout must not be negative, got -1s"},
+	} {
+		cfg := sqlite.DefaultConfig()
+		cfg.Path = filepath.Join(t.TempDir(), "nqueens.db")
+		tt.change(&cfg)
+		_, err := sqlite.Open(t.Context(), cfg)
+		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "sqlite: "+tt.says) {
+			t.Errorf("Open: %v; want EINVALID saying %q", err, tt.says)
+		}
 	}
+	// DefaultConfig with a path is what the commands open.
+	sqlitetest.Open(t, filepath.Join(t.TempDir(), "nqueens.db"))
 }
 
 // TestUnopenable checks that a file that cannot be created is EUNAVAILABLE.
 func TestUnopenable(t *testing.T) {
 	t.Parallel()
-	_, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(t.TempDir(), "missing", "dir", "nqueens.db")})
+	cfg := sqlite.DefaultConfig()
+	cfg.Path = filepath.Join(t.TempDir(), "missing", "dir", "nqueens.db")
+	_, err := sqlite.Open(t.Context(), cfg)
 	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
 		t.Errorf("Open in a missing directory: %q (%v), want %q", code, err, store.EUNAVAILABLE)
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/oeis"
@@ -25,6 +26,12 @@ func testMigrationsUpDownUp(t *testing.T, b *bundle) {
 	}
 	checkVersion(t, m, latest, "after Open")
 
+	// Zero steps is not "all of them" (DownAll says that): it is refused,
+	// and nothing changes.
+	if err := m.Down(0); err == nil || !strings.Contains(err.Error(), "at least 1 step") {
+		t.Errorf("Down(0): %v; want it refused", err)
+	}
+	checkVersion(t, m, latest, "after Down(0)")
 	if err := m.Down(1); err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +56,14 @@ func testMigrationsUpDownUp(t *testing.T, b *bundle) {
 		t.Errorf("the board planned by tasks is lost one step down and up: %v", err)
 	}
 
-	if err := m.Down(0); err != nil {
+	if err := m.DownAll(); err != nil {
 		t.Fatal(err)
 	}
 	checkVersion(t, m, 0, "all the way down")
 	if _, err := b.store.Board(b.ctx, 5); err == nil {
 		t.Error("Board works with no schema")
 	}
-	if err := m.Down(0); err != nil {
+	if err := m.DownAll(); err != nil {
 		t.Errorf("down from nothing: %v", err)
 	}
 

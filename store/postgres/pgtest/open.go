@@ -6,13 +6,15 @@ import (
 	"github.com/nqueens/nqueens/store/postgres"
 )
 
-// Open opens the Postgres store cfg names, closed when the test ends; an
-// empty cfg.URL is a schema of the test's own (Schema). The store is
-// migrated unless cfg.SkipMigrations.
-func Open(tb testing.TB, cfg postgres.Config) *postgres.Store {
+// Open opens the Postgres store at url with postgres.DefaultConfig as
+// opts change it, migrated unless they set SkipMigrations; it is closed
+// when the test ends.
+func Open(tb testing.TB, url string, opts ...func(*postgres.Config)) *postgres.Store {
 	tb.Helper()
-	if cfg.URL == "" {
-		cfg.URL, _ = Schema(tb)
+	cfg := postgres.DefaultConfig()
+	cfg.URL = url
+	for _, o := range opts {
+		o(&cfg)
 	}
 	s, err := postgres.Open(tb.Context(), cfg)
 	if err != nil {
@@ -20,4 +22,12 @@ func Open(tb testing.TB, cfg postgres.Config) *postgres.Store {
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
+}
+
+// OpenSchema opens a store in a schema of the test's own (Schema), with
+// the default configuration.
+func OpenSchema(tb testing.TB) *postgres.Store {
+	tb.Helper()
+	u, _ := Schema(tb)
+	return Open(tb, u)
 }

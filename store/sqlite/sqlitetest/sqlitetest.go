@@ -8,13 +8,15 @@ import (
 	"github.com/nqueens/nqueens/store/sqlite"
 )
 
-// Open opens the SQLite store cfg names, closed when the test ends; an
-// empty cfg.Path is a file of the test's own, in its temporary directory.
-// The store is migrated unless cfg.SkipMigrations.
-func Open(tb testing.TB, cfg sqlite.Config) *sqlite.Store {
+// Open opens the SQLite store in the file at path with
+// sqlite.DefaultConfig as opts change it, migrated unless they set
+// SkipMigrations; it is closed when the test ends.
+func Open(tb testing.TB, path string, opts ...func(*sqlite.Config)) *sqlite.Store {
 	tb.Helper()
-	if cfg.Path == "" {
-		cfg.Path = filepath.Join(tb.TempDir(), "nqueens.db")
+	cfg := sqlite.DefaultConfig()
+	cfg.Path = path
+	for _, o := range opts {
+		o(&cfg)
 	}
 	s, err := sqlite.Open(tb.Context(), cfg)
 	if err != nil {
@@ -22,4 +24,11 @@ func Open(tb testing.TB, cfg sqlite.Config) *sqlite.Store {
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
+}
+
+// OpenTemp opens a store in a new file in the test's temporary
+// directory, with the default configuration.
+func OpenTemp(tb testing.TB) *sqlite.Store {
+	tb.Helper()
+	return Open(tb, filepath.Join(tb.TempDir(), "nqueens.db"))
 }
