@@ -57,7 +57,7 @@ const validateFields = `{ valid n form message conflict { rowA rowB colA colB ki
 // detecting the form or told it, with the verdict of validate(placement:).
 func TestValidateBoardInEveryForm(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	for _, cols := range [][]int{{4, 6, 1, 5, 2, 0, 3, 7}, {1, 3, 0, 2, 6, 4, 7, 5}} {
 		var byPlacement struct{ Validate validation }
 		b.Query(t, `query($p: [Int!]) { validate(placement: $p) `+validateFields+` }`, map[string]any{"p": cols}, &byPlacement)
@@ -100,7 +100,7 @@ func TestValidateBoardInEveryForm(t *testing.T) {
 // returns for a solution back to validate(board:).
 func TestValidateBoardTakesTheAPIsOwnForms(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	var data struct {
 		SolutionAt struct {
 			Placement []int
@@ -132,7 +132,7 @@ func TestValidateBoardTakesTheAPIsOwnForms(t *testing.T) {
 // next query.
 func TestValidateBadBoards(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := apitest.Setup(t)
 	const bad, validationFailed = "BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED"
 	for _, tt := range []struct {
 		name   string
