@@ -184,8 +184,10 @@ func checkChunksOnce(t *testing.T, st *postgres.Store, n int) (clients int) {
 // TestWorkerKilled kills one of two worker processes (SIGKILL: no chance
 // to roll anything back or to say goodbye) in the middle of a board, with
 // the default settings: the other rescues the chunk jobs the dead one held
-// once its heartbeat has been missing for --rescue-after (20 s), and the
-// board ends done within a minute of the kill, with the right counts, the
+// once its heartbeat has been missing for --rescue-after (20 s), each of
+// them running again within a minute of the kill, and the board ends done
+// (its time after the kill is logged: on a quiet machine well under a
+// minute, but it includes the rest of the work), with the right counts, the
 // solver's solutions each stored once (stored boards), and every chunk
 // done by one completed job. Both kinds of board: N=14, stored, and N=17,
 // counts only (above the default storage limit).
@@ -225,19 +227,20 @@ func TestWorkerKilled(t *testing.T) {
 				t.Fatalf("the killed worker %s held no job: nothing to rescue", victimID)
 			}
 
-			board := boardtest.WaitFinished(t, st, 2*time.Minute, tt.n)[tt.n]
-			took := board.FinishedAt.Sub(killed)
-			t.Logf("N=%d: %d jobs held by the killed worker; board done %.1f s after the kill (%d chunks)",
-				tt.n, len(held), took.Seconds(), board.ChunksTotal)
-			if took > time.Minute {
-				t.Errorf("N=%d was done %s after the kill, want within a minute", tt.n, took)
+			// The board's end waits on the rest of its work as well, which
+			// a loaded machine stretches; the bound is on the rescue.
+			board := boardtest.WaitFinished(t, st, 5*time.Minute, tt.n)[tt.n]
+			retried := checkRescued(t, st, held, victimID)
+			t.Logf("N=%d: %d jobs held by the killed worker, all running again %.1f s after the kill; board done %.1f s after it (%d chunks)",
+				tt.n, len(held), retried.Sub(killed).Seconds(), board.FinishedAt.Sub(killed).Seconds(), board.ChunksTotal)
+			if took := retried.Sub(killed); took > time.Minute {
+				t.Errorf("N=%d: the killed worker's jobs ran again %s after the kill, want within a minute", tt.n, took)
 			}
 			boardtest.CheckCounts(t, board)
 			if tt.stored {
 				boardtest.CheckStored(t, st, tt.n)
 			}
 			checkChunksOnce(t, st, tt.n)
-			checkRescued(t, st, held, victimID)
 			survivor.stop(t)
 		})
 	}
@@ -273,11 +276,12 @@ func heldJobs(t *testing.T, st *postgres.Store, id string) []int64 {
 }
 
 // checkRescued checks that the jobs the killed worker held were rescued
-// once each, with an error naming it, and then completed by another.
-func checkRescued(t *testing.T, st *postgres.Store, held []int64, killed string) {
+// once each, with an error naming it, and then completed by another; it
+// returns when the last of them started its second attempt.
+func checkRescued(t *testing.T, st *postgres.Store, held []int64, killed string) (lastRetry time.Time) {
 	t.Helper()
 	rows, err := st.Pool().Query(context.Background(), `SELECT id, state, attempted_by,
-		    coalesce((metadata->>'river:rescue_count')::int, 0), errors[1]->>'error'
+		    coalesce((metadata->>'river:rescue_count')::int, 0), errors[1]->>'error', attempted_at
 		FROM river_job WHERE id = ANY($1)`, held)
 	if err != nil {
 		t.Fatal(err)
@@ -289,10 +293,14 @@ func checkRescued(t *testing.T, st *postgres.Store, held []int64, killed string)
 		var state, firstErr string
 		var by []string
 		var rescues int
-		if err := rows.Scan(&id, &state, &by, &rescues, &firstErr); err != nil {
+		var attempted time.Time // the start of its last attempt
+		if err := rows.Scan(&id, &state, &by, &rescues, &firstErr, &attempted); err != nil {
 			t.Fatal(err)
 		}
 		seen++
+		if attempted.After(lastRetry) {
+			lastRetry = attempted
+		}
 		if state != "completed" || len(by) != 2 || by[0] != killed || by[1] == killed || rescues != 1 ||
 			!strings.Contains(firstErr, killed+`" is gone`) {
 			t.Errorf("job %d held by the killed worker: %s, attempted by %v, %d rescues, first error %q; want rescued once, then completed by another",
@@ -302,6 +310,7 @@ func checkRescued(t *testing.T, st *postgres.Store, held []int64, killed string)
 	if rows.Err() != nil || seen != len(held) {
 		t.Errorf("read %d of the %d jobs held by the killed worker: %v", seen, len(held), rows.Err())
 	}
+	return lastRetry
 }
 
 // TestWorkersAndServe runs two workers and the API server (serve works
