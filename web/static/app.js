@@ -192,7 +192,7 @@ function subscribe(query, variables, { onNext, onDone, onLost, onError }) {
 }
 
 const BOARD_FIELDS = `
-  n state storesSolutions pagesSource countsSource error
+  n state storesSolutions pagesSource countsSource error requestedBy
   total unique
   progress { fraction chunksDone chunksTotal solutionsFound etaSeconds }
   timings { requestedAt startedAt finishedAt durationSeconds }`;
@@ -209,7 +209,9 @@ const Q_BOARD = `query Board($n: Int!) { board(n: $n) { ${BOARD_FIELDS} } }`;
 
 const S_PROGRESS = `subscription Progress($n: Int!) { boardProgress(n: $n) { ${BOARD_FIELDS} } }`;
 
-const M_PRECOMPUTE = `mutation Precompute($n: Int!) { precompute(n: $n) { ${BOARD_FIELDS} } }`;
+const M_PRECOMPUTE = `mutation Precompute($n: Int!, $requestedBy: String) {
+  precompute(n: $n, requestedBy: $requestedBy) { ${BOARD_FIELDS} }
+}`;
 
 function itemFields(mode) {
   return `placement compact isCanonical orbitSize ${mode === 'unique' ? 'uniqueRank' : 'rank'} svg(size: ${BOARD_PX})`;
@@ -480,6 +482,10 @@ function renderSummary(board, counts, ms) {
     $('#classes').textContent = '';
   }
 
+  const by = $('#requested-by');
+  by.hidden = !board.requestedBy;
+  by.textContent = board.requestedBy ? `requested by ${board.requestedBy}` : '';
+
   const running = board.state === 'RUNNING' || board.state === 'PENDING';
   $('#progress-box').hidden = !running;
   if (running) {
@@ -555,7 +561,9 @@ $('#precompute-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
   const n = view.n;
   try {
-    const { data } = await gql(M_PRECOMPUTE, { n }, { method: 'POST', headers: { Authorization: 'Bearer ' + $('#token').value } });
+    // An empty name is no name: the board's requester stays unknown.
+    const requestedBy = $('#requester').value.trim() || null;
+    const { data } = await gql(M_PRECOMPUTE, { n, requestedBy }, { method: 'POST', headers: { Authorization: 'Bearer ' + $('#token').value } });
     clearError('precompute');
     renderSummary(data.precompute, summary);
     follow(n, data.precompute);
