@@ -92,7 +92,7 @@ func Complete(ctx context.Context, n int, f Filter, budget Budget) (Completion, 
 		return Completion{}, err
 	}
 	f = f.normal()
-	if c, ok := f.contradiction(); ok {
+	if c, ok := f.contradiction(n); ok {
 		return c, nil
 	}
 	g := &gauge{ctx: ctx, budget: budget}
@@ -134,21 +134,26 @@ func (f Filter) normal() Filter {
 
 // contradiction finds what makes f impossible among its own squares: two
 // pinned queens that attack each other, a square pinned and blocked. f is
-// normal.
-func (f Filter) contradiction() (Completion, bool) {
-	for i, a := range f.Queens {
-		for _, b := range f.Queens[i+1:] {
-			if attacks(square{a.Row, a.Col}, square{b.Row, b.Col}) {
-				return Completion{State: Impossible, Reason: fmt.Sprintf("the pinned queens at (row %d, col %d) and (row %d, col %d) attack each other", a.Row, a.Col, b.Row, b.Col)}, true
+// normal and checked against n. It takes time proportional to n and the
+// squares, however many queens are pinned.
+func (f Filter) contradiction(n int) (Completion, bool) {
+	// The index+1 of the first pinned queen on each line; 0 means none.
+	rows := make([]int32, n)
+	cols := make([]int32, n)
+	diag := make([]int32, 2*n-1)
+	anti := make([]int32, 2*n-1)
+	for i, q := range f.Queens {
+		for _, line := range [...]*int32{&rows[q.Row], &cols[q.Col], &diag[q.Row-q.Col+n-1], &anti[q.Row+q.Col]} {
+			if *line != 0 {
+				a := f.Queens[*line-1]
+				return Completion{State: Impossible, Reason: fmt.Sprintf("the pinned queens at (row %d, col %d) and (row %d, col %d) attack each other", a.Row, a.Col, q.Row, q.Col)}, true
 			}
+			*line = int32(i + 1)
 		}
-		if _, ok := slices.BinarySearchFunc(f.Empty, a, func(e, t Square) int {
-			if e.Row != t.Row {
-				return e.Row - t.Row
-			}
-			return e.Col - t.Col
-		}); ok {
-			return Completion{State: Impossible, Reason: fmt.Sprintf("the square (row %d, col %d) is both pinned and empty", a.Row, a.Col)}, true
+	}
+	for _, e := range f.Empty {
+		if i := rows[e.Row]; i != 0 && f.Queens[i-1] == e {
+			return Completion{State: Impossible, Reason: fmt.Sprintf("the square (row %d, col %d) is both pinned and empty", e.Row, e.Col)}, true
 		}
 	}
 	return Completion{}, false
