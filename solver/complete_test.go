@@ -309,3 +309,27 @@ func TestCompleteRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteAlmostFullBoards pins every queen of a constructed
+// solution, or all but a few: the completion must find the rest, which
+// for all but one queen is forced.
+func TestCompleteAlmostFullBoards(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{8, 32, 33, 1000} {
+		p, err := solver.Solve(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, left := range []int{0, 1, 2, 5} {
+			var f solver.Filter
+			for r := left; r < n; r++ {
+				f.Queens = append(f.Queens, solver.Square{Row: r, Col: p[r]})
+			}
+			c, err := solver.Complete(context.Background(), n, f, solver.Budget{Nodes: 1 << 24})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCompleted(t, n, f, c)
+		}
+	}
+}
