@@ -13,15 +13,17 @@ import (
 
 // BenchmarkComplete completes 20 random cases of N=1,000 (and 10,000)
 // with 10 pinned queens that do not attack each other, the acceptance
-// case of issue 15, and reports the median and the slowest case's time
-// (each case's mean over the iterations). Every answer is checked.
+// case of issue 15, and of N=32 with 4 (the exact search), and reports
+// the median and the slowest case's time (each case's mean over the
+// iterations). Every answer is checked.
 func BenchmarkComplete(b *testing.B) {
-	for _, n := range []int{1000, solver.MaxCompleteN} {
-		b.Run(fmt.Sprintf("N=%d/pinned=10", n), func(b *testing.B) {
+	for _, tc := range []struct{ n, pinned int }{{32, 4}, {1000, 10}, {solver.MaxCompleteN, 10}} {
+		n := tc.n
+		b.Run(fmt.Sprintf("N=%d/pinned=%d", n, tc.pinned), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(15, uint64(n)))
 			filters := make([]solver.Filter, 20)
 			for i := range filters {
-				filters[i] = solver.Filter{Queens: randomPins(r, n, 10)}
+				filters[i] = solver.Filter{Queens: randomPins(r, n, tc.pinned)}
 			}
 			spent := make([]time.Duration, len(filters))
 			for b.Loop() {
