@@ -636,7 +636,7 @@ func TestViewerInBrowser(t *testing.T) {
 	if got, want := s.text("#vcompletion-reason"), "the pinned queens at (row 0, col 0) and (row 1, col 1) attack each other"; got != want {
 		s.fail("the completion's reason is %q, want %q", got, want)
 	}
-	s.waitMarks(cols) // the board is left as it was
+	s.waitMarks(cols)        // the board is left as it was
 	s.placeQueen(cols, 1, 1) // taken away: only a8 is left
 	s.wait("a change to the board clears the completion", `document.querySelector('#vcompletion').textContent === ''`)
 	s.do("asking to complete the board around a8", chromedp.Click("#vcomplete"))
