@@ -102,10 +102,9 @@ func Complete(ctx context.Context, n int, f Filter, budget Budget) (Completion, 
 	var c Completion
 	if n <= MaxSearchN {
 		c = completeSearch(n, f, g)
-	} else {
-		if c, ok := f.starvedLine(n); ok {
-			return c, nil
-		}
+	} else if proof, ok := f.starvedLine(n, g); ok {
+		c = proof
+	} else if g.stopped == nil {
 		c = completeRepair(n, f, g)
 	}
 	c.Nodes = g.nodes
@@ -169,14 +168,15 @@ type gauge struct {
 
 // step counts one node and reports whether the search may go on.
 func (g *gauge) step() bool {
+	if g.stopped != nil {
+		return false
+	}
 	g.nodes++
-	if g.budget.Nodes > 0 && g.nodes > g.budget.Nodes && g.stopped == nil {
+	if g.budget.Nodes > 0 && g.nodes > g.budget.Nodes {
 		g.stopped = ErrNodeBudget
+		return false
 	}
-	if g.stopped != nil || g.nodes&(checkEvery-1) != 0 {
-		return g.stopped == nil
-	}
-	return g.check()
+	return g.nodes&(checkEvery-1) != 0 || g.check()
 }
 
 // check looks at the context and the checkpoint.
