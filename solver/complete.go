@@ -57,7 +57,9 @@ var ErrNodeBudget = errors.New("node budget spent")
 // Budget bounds a completion's work.
 type Budget struct {
 	// Nodes bounds the search nodes (up to MaxSearchN) or the repair
-	// steps (above); 0 means no bound.
+	// steps (above); 0 means no bound. Above MaxSearchN, a board that has
+	// no completion but escapes the cheap proof is repaired until the
+	// bound or the context stops it: give one or the other.
 	Nodes uint64
 	// Checkpoint, when set, is called every few thousand nodes in the
 	// caller's goroutine; an error stops the search (answer Unknown). A
