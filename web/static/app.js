@@ -257,6 +257,12 @@ const Q_VALIDATE = `query Validate($p: [Int!]!, $n: Int) {
   }
 }`;
 
+// The try-it board's completion: the queens placed so far kept, the other
+// rows filled by the server, or why that cannot be done.
+const Q_COMPLETE = `query Complete($n: Int!, $queens: [SquareInput!]) {
+  complete(n: $n, queens: $queens) { state placement reason }
+}`;
+
 // ---------------------------------------------------------------- view state
 
 function defaultState() {
@@ -1012,10 +1018,13 @@ function renderDetails(s) {
 
 let vstate = { n: 0, cols: [] };
 let vseq = 0;
+let cseq = 0; // the completion asked last; a change to the board forgets it
 
 function resetValidator(n) {
   const ok = Number.isInteger(n) && n >= 1 && n <= API_MAX_N;
   vstate = { n: ok ? n : 0, cols: ok ? Array(n).fill(-1) : [] };
+  cseq++;
+  showCompletion(null);
   buildValidator();
   updateValidator();
 }
@@ -1023,6 +1032,8 @@ function resetValidator(n) {
 function loadIntoValidator(p) {
   if (p.length !== vstate.n) return;
   vstate.cols = [...p];
+  cseq++;
+  showCompletion(null);
   updateValidator();
 }
 
@@ -1062,13 +1073,59 @@ $('#vboard').addEventListener('keydown', (ev) => {
 
 function toggle(r, c) {
   vstate.cols[r] = vstate.cols[r] === c ? -1 : c;
+  cseq++;
+  showCompletion(null);
   updateValidator();
 }
 
 $('#vclear').addEventListener('click', () => {
   vstate.cols = Array(vstate.n).fill(-1);
+  cseq++;
+  showCompletion(null);
   updateValidator();
 });
+
+// completeBoard asks the server to fill the empty rows around the queens
+// placed; a completed board replaces the one on screen, which the server
+// then checks as any full board.
+$('#vcomplete').addEventListener('click', async () => {
+  const { n, cols } = vstate;
+  if (!n) return;
+  const seq = ++cseq;
+  const queens = [];
+  cols.forEach((c, r) => { if (c >= 0) queens.push({ row: r, col: c }); });
+  const button = $('#vcomplete');
+  button.disabled = true;
+  showCompletion('Completing…');
+  try {
+    const { data } = await gql(Q_COMPLETE, { n, queens });
+    if (seq !== cseq) return;
+    const c = data.complete;
+    const kept = queens.length ? `keeping your ${plural(queens.length, 'queen')}` : 'from an empty board';
+    if (c.state === 'COMPLETED') {
+      vstate.cols = [...c.placement];
+      showCompletion(`Completed ${kept}.`, 'ok');
+      updateValidator();
+    } else if (c.state === 'IMPOSSIBLE') {
+      showCompletion(['This board cannot be completed: ', el('span', { id: 'vcompletion-reason', text: c.reason }), '.'], 'bad');
+    } else {
+      showCompletion(['Undecided: ', el('span', { id: 'vcompletion-reason', text: c.reason }), '.'], 'warn');
+    }
+  } catch (err) {
+    if (seq !== cseq) return;
+    showCompletion([el('code', { class: 'code', text: err.code || 'CLIENT' }), ' ', err.message], 'bad');
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// showCompletion shows what the last completion said (null: nothing).
+function showCompletion(what, kind = '') {
+  const out = $('#vcompletion');
+  out.className = 'completion' + (kind ? ' ' + kind : '');
+  out.dataset.state = kind;
+  out.replaceChildren(...(what === null ? [] : [what].flat()));
+}
 
 function squareName(r, c) { return `${fileName(c)}${vstate.n - r}`; }
 
