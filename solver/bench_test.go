@@ -119,3 +119,37 @@ func BenchmarkChunkCount(b *testing.B) {
 		}
 	}
 }
+
+// The statistics of a chunk against its counts alone: the price of the
+// per-row column histogram in the enumeration that precompute runs.
+func BenchmarkChunkSquareCounts(b *testing.B) {
+	chunks, err := solver.Chunks(14, solver.DefaultChunkDepth(14))
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := oeis.MustLoad(b)[14].Total
+	b.Run("N=14/counts", func(b *testing.B) {
+		for b.Loop() {
+			var total uint64
+			for _, c := range chunks {
+				total += c.Count().Total
+			}
+			if total != want {
+				b.Fatalf("%d solutions, want %d", total, want)
+			}
+		}
+	})
+	b.Run("N=14/squarecounts", func(b *testing.B) {
+		for b.Loop() {
+			var total uint64
+			for _, c := range chunks {
+				s, counts := c.SquareCounts()
+				total += counts.Total
+				_ = s
+			}
+			if total != want {
+				b.Fatalf("%d solutions, want %d", total, want)
+			}
+		}
+	})
+}
