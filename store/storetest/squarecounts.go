@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/oeis"
@@ -111,5 +112,39 @@ func readAll(t *testing.T, b *bundle, n int, unique bool) []solver.Placement {
 			return out
 		}
 		req.Cursor = page[len(page)-1].Placement
+	}
+}
+
+// CheckBackfill runs the backfill statement of docs/schema.md (the block
+// tagged tag) for a board of N=8 that lost its statistics, as a board
+// finished before the store kept them has none: the store does not serve
+// them before, and serves what it had computed after. exec runs one SQL
+// statement on the store's database.
+func CheckBackfill(t *testing.T, s store.Store, tag string, exec func(stmt string) error) {
+	ctx := t.Context()
+	LoadRange(ctx, t, s, 1, 8)
+	want, err := s.SquareCounts(ctx, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(`DELETE FROM square_counts WHERE n = 8`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.SquareCounts(ctx, 8)
+	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a board without its rows")
+	blocks := SchemaExamples(t, tag)
+	for _, block := range blocks {
+		for stmt := range strings.SplitSeq(block, ";\n") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if err := exec(stmt); err != nil {
+				t.Fatalf("%s\n: %v", stmt, err)
+			}
+		}
+	}
+	got, err := s.SquareCounts(ctx, 8)
+	if err != nil || !slices.Equal(got.All, want.All) || !slices.Equal(got.Unique, want.Unique) {
+		t.Errorf("after the backfill of docs/schema.md: %+v, %v; want %+v", got, err, want)
 	}
 }
