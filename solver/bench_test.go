@@ -120,36 +120,44 @@ func BenchmarkChunkCount(b *testing.B) {
 	}
 }
 
-// The statistics of a chunk against its counts alone: the price of the
-// per-row column histogram in the enumeration that precompute runs.
-func BenchmarkChunkSquareCounts(b *testing.B) {
-	chunks, err := solver.Chunks(14, solver.DefaultChunkDepth(14))
-	if err != nil {
-		b.Fatal(err)
+// The price of the statistics in the precompute's write path, per
+// solution of N=14 listed beforehand: tallying its squares (the per-row
+// column histogram, what store/internal/chunkrows adds for each row)
+// against classifying it (canonical, orbit size), which the path did
+// already.
+func BenchmarkSquareCounts(b *testing.B) {
+	const n = 14
+	var all []solver.Placement
+	var canonical []bool
+	for p := range solver.All(n) {
+		all = append(all, p.Clone())
+		canonical = append(canonical, solver.IsCanonical(p))
 	}
-	want := oeis.MustLoad(b)[14].Total
-	b.Run("N=14/counts", func(b *testing.B) {
+	if want := oeis.MustLoad(b)[n].Total; uint64(len(all)) != want {
+		b.Fatalf("%d solutions, want %d", len(all), want)
+	}
+	b.Run("N=14/classify", func(b *testing.B) {
 		for b.Loop() {
-			var total uint64
-			for _, c := range chunks {
-				total += c.Count().Total
+			var counts solver.Counts
+			for _, p := range all {
+				counts.AddSolution(solver.IsCanonical(p), solver.OrbitSize(p))
 			}
-			if total != want {
-				b.Fatalf("%d solutions, want %d", total, want)
+			if counts.Total != uint64(len(all)) {
+				b.Fatal(counts)
 			}
 		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
 	})
-	b.Run("N=14/squarecounts", func(b *testing.B) {
+	b.Run("N=14/tally", func(b *testing.B) {
 		for b.Loop() {
-			var total uint64
-			for _, c := range chunks {
-				s, counts := c.SquareCounts()
-				total += counts.Total
-				_ = s
+			s := solver.NewSquareCounts(n)
+			for i, p := range all {
+				s.AddSolution(p, canonical[i])
 			}
-			if total != want {
-				b.Fatalf("%d solutions, want %d", total, want)
+			if err := s.Check(solver.Counts{Total: uint64(len(all)), Unique: oeis.MustLoad(b)[n].Unique}); err != nil {
+				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
 	})
 }
