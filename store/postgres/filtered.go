@@ -105,4 +105,3 @@ func (s *queries) Walk(ctx context.Context, req store.WalkRequest, visit func(pl
 	}
 	return rows.Err()
 }
-
