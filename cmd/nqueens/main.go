@@ -53,6 +53,7 @@ type console struct {
 var commands = []command{
 	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
+	{"export", exportSynopsis, "write the solutions of N (or those --where keeps) as CSV, NDJSON or placements, from the database or the solver", runExport},
 	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate},
 	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
