@@ -196,8 +196,11 @@ func DefaultConfig() Config {
 		// N=14 from the solver takes a tenth of a second; beyond it, the
 		// boards the store holds.
 		ExportSolverMaxN: 14,
-		// A few downloads at once: each streams at disk speed.
-		ExportMaxConcurrent: 4,
+		// Each export holds a read connection of the store while it
+		// runs, and SQLite's read pool has 4 (sqlite.DefaultConfig):
+		// half of them stay for the API's pages. Each streams at disk
+		// speed, so a queue of downloads moves.
+		ExportMaxConcurrent: 2,
 		// As long as the pong of a websocket peer that is alive.
 		ExportStallTimeout: 30 * time.Second,
 		// N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s.

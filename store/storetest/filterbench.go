@@ -105,4 +105,3 @@ func BenchFilteredPages(b *testing.B, s store.Store, n int) {
 		})
 	}
 }
-
