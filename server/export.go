@@ -86,6 +86,10 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	// The store's boards never change once done, but a board may become
 	// stored later: the answer is the same, its source not.
 	h.Set("Cache-Control", "no-cache")
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK) // the headers a GET would have, no export
+		return
+	}
 	out := &streamWriter{w: w, rc: http.NewResponseController(w), stall: s.cfg.ExportStallTimeout}
 	if err := out.extend(); err != nil {
 		return

@@ -87,6 +87,12 @@ func TestExportBadParams(t *testing.T) {
 	if resp, _ := get(t, b, b.Base+"/export/4.csv"); resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /export/4.csv after the bad ones: %d", resp.StatusCode)
 	}
+	if head := b.Raw(t, http.MethodHead, b.Base+"/export/4.csv", nil); head.Status != http.StatusOK || len(head.Raw) != 0 || head.Header.Get("Content-Disposition") == "" {
+		t.Errorf("HEAD /export/4.csv: %d, %d bytes, Content-Disposition %q; want 200, the headers and no body", head.Status, len(head.Raw), head.Header.Get("Content-Disposition"))
+	}
+	if post := b.Raw(t, http.MethodPost, b.Base+"/export/4.csv", nil); post.Status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /export/4.csv: %d, want 405", post.Status)
+	}
 }
 
 // TestExportCancelStopsWork: a client that goes away mid-download stops
