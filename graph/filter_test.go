@@ -366,3 +366,28 @@ func TestFilteredPagesOfAStoredBoard(t *testing.T) {
 		}
 	})
 }
+
+// TestFilterComplexity: a filter makes a count or a listing a search, and
+// costs more under the complexity limit, given inline or as a variable.
+func TestFilterComplexity(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, func(c *server.Config) { c.ComplexityLimit = 40 })
+	where := map[string]any{"queens": []square{{0, 0}}}
+	for _, c := range []struct {
+		query string
+		vars  map[string]any
+		ok    bool
+	}{
+		{`{ count(n: 8) { total } }`, nil, true},
+		{`{ count(n: 8, where: {}) { total } }`, nil, true},
+		{`{ count(n: 8, where: { queens: [{ row: 0, col: 0 }] }) { total } }`, nil, false},
+		{`query($where: SolutionFilter) { count(n: 8, where: $where) { total } }`, map[string]any{"where": where}, false},
+		{`query($where: SolutionFilter) { solutions(n: 8, first: 1, where: $where) { totalCount } }`, map[string]any{"where": where}, false},
+		{`query($where: SolutionFilter) { board(n: 8) { uniqueSolutions(first: 1, where: $where) { totalCount } } }`, map[string]any{"where": where}, false},
+	} {
+		r := b.Post(t, apitest.Request{Query: c.query, Variables: c.vars})
+		if refused := r.Reason() == "COMPLEXITY_LIMIT_EXCEEDED"; refused == c.ok {
+			t.Errorf("%s: %d %s; want refused %v", c.query, r.Status, r.Raw, !c.ok)
+		}
+	}
+}
