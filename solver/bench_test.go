@@ -175,7 +175,8 @@ func BenchmarkFilteredPage(b *testing.B) {
 	}
 }
 
-// Counting N=18 with two pinned queens on every core: all and unique.
+// Counting N=18 with two pinned queens on one core (as the API counts,
+// on one solver slot) and on every core: all and unique.
 // The figures it checks are the sums of the filtered counts of its
 // chunks, counted once beforehand one by one (and in the test suite
 // against brute force for small N).
@@ -193,13 +194,15 @@ func BenchmarkCountFiltered(b *testing.B) {
 	if want.Total == 0 {
 		b.Fatalf("filter %q matches nothing", f)
 	}
-	b.Run(fmt.Sprintf("N=%d/pinned=2", n), func(b *testing.B) {
-		for b.Loop() {
-			got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{})
-			if err != nil || got != want {
-				b.Fatalf("got %+v, %v; want %+v", got, err, want)
+	for _, workers := range []int{1, 0} {
+		b.Run(fmt.Sprintf("N=%d/pinned=2/workers=%d", n, workers), func(b *testing.B) {
+			for b.Loop() {
+				got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{Workers: workers})
+				if err != nil || got != want {
+					b.Fatalf("got %+v, %v; want %+v", got, err, want)
+				}
 			}
-		}
-		b.ReportMetric(float64(want.Total), "solutions")
-	})
+			b.ReportMetric(float64(want.Total), "solutions")
+		})
+	}
 }
