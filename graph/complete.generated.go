@@ -95,55 +95,6 @@ func (ec *executionContext) fieldContext_Completion_reason(_ context.Context, fi
 
 // region    **************************** input.gotpl *****************************
 
-func (ec *executionContext) unmarshalInputSquareInput(ctx context.Context, obj any) (SquareInput, error) {
-	var it SquareInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"row", "col"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "row":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("row"))
-			data, err := ec.unmarshalNInt2int(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Row = data
-		case "col":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("col"))
-			data, err := ec.unmarshalNInt2int(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Col = data
-		}
-	}
-	return it, nil
-}
-
-// UnmarshalSquareInput unmarshals raw into the SquareInput input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalSquareInput(ctx context.Context, raw any) (SquareInput, error) {
-	var out SquareInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "SquareInput", raw, &out)
-	return out, err
-}
-
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -215,28 +166,6 @@ func (ec *executionContext) unmarshalNCompletionState2githubᚗcomᚋnqueensᚋn
 
 func (ec *executionContext) marshalNCompletionState2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐCompletionState(ctx context.Context, sel ast.SelectionSet, v CompletionState) graphql.Marshaler {
 	return v
-}
-
-func (ec *executionContext) unmarshalNSquareInput2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSquareInput(ctx context.Context, v any) (*SquareInput, error) {
-	res, err := ec.unmarshalInputSquareInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalOSquareInput2ᚕᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSquareInputᚄ(ctx context.Context, v any) ([]*SquareInput, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*SquareInput, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNSquareInput2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSquareInput(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
 }
 
 // endregion ***************************** type.gotpl *****************************

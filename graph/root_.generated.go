@@ -44,14 +44,14 @@ type ComplexityRoot struct {
 		PagesSource        func(childComplexity int) int
 		Progress           func(childComplexity int) int
 		RequestedBy        func(childComplexity int) int
-		Solutions          func(childComplexity int, first *int, after *string, last *int, before *string) int
+		Solutions          func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 		SquareCounts       func(childComplexity int) int
 		State              func(childComplexity int) int
 		StoresSolutions    func(childComplexity int) int
 		Timings            func(childComplexity int) int
 		Total              func(childComplexity int) int
 		Unique             func(childComplexity int) int
-		UniqueSolutions    func(childComplexity int, first *int, after *string, last *int, before *string) int
+		UniqueSolutions    func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 		UniqueSquareCounts func(childComplexity int) int
 	}
 
@@ -111,12 +111,12 @@ type ComplexityRoot struct {
 		Board           func(childComplexity int, n int) int
 		Boards          func(childComplexity int, state *store.BoardState) int
 		Complete        func(childComplexity int, n int, queens []*SquareInput, empty []*SquareInput) int
-		Count           func(childComplexity int, n int) int
+		Count           func(childComplexity int, n int, where *SolutionFilter) int
 		Node            func(childComplexity int, id string) int
 		Solution        func(childComplexity int, placement []int) int
 		SolutionAt      func(childComplexity int, n int, rank BigInt, unique *bool) int
-		Solutions       func(childComplexity int, n int, first *int, after *string, last *int, before *string) int
-		UniqueSolutions func(childComplexity int, n int, first *int, after *string, last *int, before *string) int
+		Solutions       func(childComplexity int, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
+		UniqueSolutions func(childComplexity int, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 		Validate        func(childComplexity int, placement []int, board *string, form *BoardForm, n *int) int
 	}
 
@@ -251,7 +251,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Board.Solutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Board.Solutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Board.squareCounts":
 		if e.ComplexityRoot.Board.SquareCounts == nil {
 			break
@@ -298,7 +298,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Board.UniqueSolutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Board.UniqueSolutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Board.uniqueSquareCounts":
 		if e.ComplexityRoot.Board.UniqueSquareCounts == nil {
 			break
@@ -547,7 +547,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Count(childComplexity, args["n"].(int)), true
+		return e.ComplexityRoot.Query.Count(childComplexity, args["n"].(int), args["where"].(*SolutionFilter)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -592,7 +592,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Solutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.Solutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Query.uniqueSolutions":
 		if e.ComplexityRoot.Query.UniqueSolutions == nil {
 			break
@@ -603,7 +603,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.UniqueSolutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.UniqueSolutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Query.validate":
 		if e.ComplexityRoot.Query.Validate == nil {
 			break
@@ -864,6 +864,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("SolutionFilter", ec.unmarshalInputSolutionFilter),
 			graphql.NewInputUnmarshaler("SquareInput", ec.unmarshalInputSquareInput),
 		)
 	}
@@ -957,7 +958,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "board.graphqls" "complete.graphqls" "connection.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
+//go:embed "board.graphqls" "complete.graphqls" "connection.graphqls" "filter.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -972,6 +973,7 @@ var sources = []*ast.Source{
 	{Name: "board.graphqls", Input: sourceData("board.graphqls"), BuiltIn: false},
 	{Name: "complete.graphqls", Input: sourceData("complete.graphqls"), BuiltIn: false},
 	{Name: "connection.graphqls", Input: sourceData("connection.graphqls"), BuiltIn: false},
+	{Name: "filter.graphqls", Input: sourceData("filter.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "node.graphqls", Input: sourceData("node.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},

@@ -161,3 +161,90 @@ func BenchmarkSquareCounts(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
 	})
 }
+
+// twoPinned pins the queens of the constructed solution of N in rows N/3
+// and 2N/3: a filter that some solutions match, with rows above either
+// pin free, so that the search cannot start at a pinned row.
+func twoPinned(b *testing.B, n int) solver.Filter {
+	b.Helper()
+	p, err := solver.Solve(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return solver.Filter{Queens: []solver.Square{{Row: n / 3, Col: p[n/3]}, {Row: 2 * n / 3, Col: p[2*n/3]}}}
+}
+
+// Pages of 20 of N=16 with two pinned queens, all solutions and
+// canonical ones: the first page; the page after the constructed solution
+// (which matches, somewhere inside the listing; for canonical solutions
+// its class's canonical member); the page after the 21st matching item
+// from the end (the last full page, found beforehand); and the last page,
+// searched backward from the end. Every page timed holds 20 items.
+func BenchmarkFilteredPage(b *testing.B) {
+	const n = 16
+	f := twoPinned(b, n)
+	middle, err := solver.Solve(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, unique := range []bool{false, true} {
+		kind, inside := "", middle
+		if unique {
+			kind, inside = "unique/", solver.Canonical(middle)
+		}
+		tail, err := solver.Page(context.Background(), solver.PageQuery{N: n, Limit: 21, Backward: true, Unique: unique, Filter: f})
+		if err != nil || len(tail) != 21 {
+			b.Fatalf("the last 21 items: %d, %v", len(tail), err)
+		}
+		for _, c := range []struct {
+			name     string
+			cursor   solver.Placement
+			backward bool
+		}{{"start", nil, false}, {"middle", inside, false}, {"end", tail[0], false}, {"last", nil, true}} {
+			q := solver.PageQuery{N: n, Cursor: c.cursor, Limit: 20, Unique: unique, Filter: f, Backward: c.backward}
+			b.Run(fmt.Sprintf("N=%d/pinned=2/%s%s/page=20", n, kind, c.name), func(b *testing.B) {
+				for b.Loop() {
+					page, err := solver.Page(context.Background(), q)
+					if err != nil || len(page) != 20 {
+						b.Fatalf("page next to %v: %d solutions, %v", q.Cursor, len(page), err)
+					}
+					if !unique && !f.Matches(page[0]) {
+						b.Fatalf("%v does not match %q", page[0], f)
+					}
+				}
+			})
+		}
+	}
+}
+
+// Counting N=18 with two pinned queens on one core (as the API counts,
+// on one solver slot) and on every core: all and unique.
+// The figures it checks are the sums of the filtered counts of its
+// chunks, counted once beforehand one by one (and in the test suite
+// against brute force for small N).
+func BenchmarkCountFiltered(b *testing.B) {
+	const n = 18
+	f := twoPinned(b, n)
+	chunks, err := solver.Chunks(n, solver.FilterChunkDepth(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var want solver.Counts
+	for _, c := range chunks {
+		want.Add(c.CountFiltered(f))
+	}
+	if want.Total == 0 {
+		b.Fatalf("filter %q matches nothing", f)
+	}
+	for _, workers := range []int{1, 0} {
+		b.Run(fmt.Sprintf("N=%d/pinned=2/workers=%d", n, workers), func(b *testing.B) {
+			for b.Loop() {
+				got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{Workers: workers})
+				if err != nil || got != want {
+					b.Fatalf("got %+v, %v; want %+v", got, err, want)
+				}
+			}
+			b.ReportMetric(float64(want.Total), "solutions")
+		})
+	}
+}
