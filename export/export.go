@@ -171,45 +171,36 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (solutions uint64, er
 	return solutions, bw.Flush()
 }
 
-// fromSolver enumerates the request's solutions, filtered one by one.
-func (e *Export) fromSolver(ctx context.Context, bw *bufio.Writer, emit func([]byte) error) error {
-	seq := solver.All(e.N)
-	filters := []solver.Filter{e.Filter}
-	if e.Unique {
-		seq = solver.AllUnique(e.N)
-		filters = store.ClassFilters(e.N, e.Filter)
-	}
-	key := make([]byte, e.N)
-	seen := 0
-	for p := range seq {
-		// Checked by solutions seen, not written, so that a filter that
-		// keeps few still stops soon.
-		if seen++; seen%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := writerErr(bw); err != nil {
-				return err
-			}
-		}
-		if !e.Filter.IsZero() && !matchesAny(filters, p) {
-			continue
-		}
-		for r, c := range p {
-			key[r] = byte(c)
-		}
-		emit(key)
-	}
-	return ctx.Err()
-}
+// solverPage is how many solutions the solver path asks for at a time: a
+// page resumes at its cursor, and ctx is checked inside the search, so a
+// filter that keeps few solutions still stops soon when cancelled.
+const solverPage = 4096
 
-func matchesAny(filters []solver.Filter, p solver.Placement) bool {
-	for _, f := range filters {
-		if f.Matches(p) {
-			return true
+// fromSolver lists the request's solutions with the solver's filtered
+// search (which prunes by the filter, rather than listing all and
+// dropping most), page after page.
+func (e *Export) fromSolver(ctx context.Context, bw *bufio.Writer, emit func([]byte) error) error {
+	key := make([]byte, e.N)
+	var cursor solver.Placement
+	for {
+		page, err := solver.Page(ctx, solver.PageQuery{N: e.N, Cursor: cursor, Limit: solverPage, Unique: e.Unique, Filter: e.Filter})
+		if err != nil {
+			return err
 		}
+		for _, p := range page {
+			for r, c := range p {
+				key[r] = byte(c)
+			}
+			emit(key)
+		}
+		if err := writerErr(bw); err != nil {
+			return err
+		}
+		if len(page) < solverPage {
+			return ctx.Err()
+		}
+		cursor = page[len(page)-1]
 	}
-	return false
 }
 
 // writerErr is the error a bufio.Writer keeps after a failed write: a
