@@ -22,8 +22,8 @@ type BoardResolver interface {
 	Classes(ctx context.Context, obj *Board) (*OrbitClasses, error)
 	CountsSource(ctx context.Context, obj *Board) (*Source, error)
 
-	Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
-	UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
+	Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
+	UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -65,6 +65,14 @@ func (ec *executionContext) field_Board_solutions_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*SolutionFilter, error) {
+			return ec.unmarshalOSolutionFilter2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg4
 	return args, nil
 }
 
@@ -103,6 +111,14 @@ func (ec *executionContext) field_Board_uniqueSolutions_args(ctx context.Context
 		return nil, err
 	}
 	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*SolutionFilter, error) {
+			return ec.unmarshalOSolutionFilter2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg4
 	return args, nil
 }
 
@@ -423,7 +439,7 @@ func (ec *executionContext) _Board_solutions(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Board().Solutions(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Board().Solutions(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["where"].(*SolutionFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SolutionConnection) graphql.Marshaler {
@@ -467,7 +483,7 @@ func (ec *executionContext) _Board_uniqueSolutions(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Board().UniqueSolutions(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Board().UniqueSolutions(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["where"].(*SolutionFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SolutionConnection) graphql.Marshaler {

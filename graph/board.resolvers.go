@@ -49,13 +49,13 @@ func (r *boardResolver) CountsSource(ctx context.Context, obj *Board) (*Source, 
 }
 
 // Solutions is the resolver for the solutions field.
-func (r *boardResolver) Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, obj.N, false, &obj.row, first, after, last, before)
+func (r *boardResolver) Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error) {
+	return r.connection(ctx, obj.N, false, &obj.row, first, after, last, before, where)
 }
 
 // UniqueSolutions is the resolver for the uniqueSolutions field.
-func (r *boardResolver) UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, obj.N, true, &obj.row, first, after, last, before)
+func (r *boardResolver) UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error) {
+	return r.connection(ctx, obj.N, true, &obj.row, first, after, last, before, where)
 }
 
 // Board is the resolver for the board field.
@@ -92,10 +92,17 @@ func (r *queryResolver) Boards(ctx context.Context, state *store.BoardState) ([]
 }
 
 // Count is the resolver for the count field.
-func (r *queryResolver) Count(ctx context.Context, n int) (*CountResult, error) {
+func (r *queryResolver) Count(ctx context.Context, n int, where *SolutionFilter) (*CountResult, error) {
 	b, err := r.board(ctx, n)
 	if err != nil {
 		return nil, err
+	}
+	filter, err := filterArg(n, where)
+	if err != nil {
+		return nil, err
+	}
+	if !filter.IsZero() {
+		return r.filteredCountResult(ctx, b, filter)
 	}
 	c, src, err := r.boardCounts(ctx, b)
 	if err != nil {

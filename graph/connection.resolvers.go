@@ -10,17 +10,30 @@ import (
 )
 
 // Solutions is the resolver for the solutions field.
-func (r *queryResolver) Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, n, false, nil, first, after, last, before)
+func (r *queryResolver) Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error) {
+	return r.connection(ctx, n, false, nil, first, after, last, before, where)
 }
 
 // UniqueSolutions is the resolver for the uniqueSolutions field.
-func (r *queryResolver) UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
-	return r.connection(ctx, n, true, nil, first, after, last, before)
+func (r *queryResolver) UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error) {
+	return r.connection(ctx, n, true, nil, first, after, last, before, where)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *solutionConnectionResolver) TotalCount(ctx context.Context, obj *SolutionConnection) (*BigInt, error) {
+	if !obj.filter.IsZero() {
+		c, err := r.filteredCounts(ctx, obj.n, obj.filter)
+		if err != nil {
+			// Null with the error (TIMEOUT when the budget ran out): the
+			// page itself is answered.
+			markVolatile(ctx)
+			return nil, err
+		}
+		if obj.unique {
+			return bigPtr(c.Unique), nil
+		}
+		return bigPtr(c.Total), nil
+	}
 	t, err := r.total(ctx, obj.board, obj.unique)
 	if t == nil {
 		markVolatile(ctx)

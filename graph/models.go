@@ -309,6 +309,7 @@ type SolutionConnection struct {
 	n      int
 	unique bool
 	board  store.Board
+	filter solver.Filter // the zero filter: the whole listing
 }
 
 // placementArg checks a placement given as an argument: one queen per row

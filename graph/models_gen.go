@@ -113,6 +113,39 @@ type SolutionEdge struct {
 	Cursor string `json:"cursor"`
 }
 
+// Which solutions a listing or a count keeps: those with a queen on every
+// square of `queens` and none on any square of `empty`. Both lists may be
+// absent or empty; an empty filter keeps everything.
+//
+// On `solutions` and `count(...).total` it keeps the solutions that match.
+// On `uniqueSolutions` and `count(...).unique` it keeps the symmetry classes
+// with at least one member that matches, each listed by its canonical
+// member (the smallest placement of its class), which need not match
+// itself: "the classes that have a solution with a queen here and none
+// there".
+//
+// Order and cursors are those of the unfiltered listing (a cursor is a
+// placement), so a cursor holds across filters. A filter no solution can
+// meet (two pinned queens that attack each other, a square both pinned and
+// empty) is allowed and keeps nothing. Squares must be on the board (rows
+// and columns 0 to N−1), and each list may name at most 2N squares and both
+// together at most 64; otherwise the answer is `BAD_USER_INPUT`.
+type SolutionFilter struct {
+	// Squares that must hold a queen (0-based row and column).
+	Queens []*SquareInput `json:"queens,omitempty"`
+	// Squares that must stay empty (0-based row and column).
+	Empty []*SquareInput `json:"empty,omitempty"`
+}
+
+// A square of the board: 0-based row (row 0 on top) and column (column 0 on
+// the left).
+type SquareInput struct {
+	// 0-based row, the top row 0.
+	Row int `json:"row"`
+	// 0-based column, the left column 0.
+	Col int `json:"col"`
+}
+
 // Live updates over a websocket at /graphql, speaking the GraphQL over
 // WebSocket protocol (subprotocol `graphql-transport-ws`, as the graphql-ws
 // client does; the older `graphql-ws` subprotocol is refused with close code

@@ -22,9 +22,9 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (Node, error)
 	Board(ctx context.Context, n int) (*Board, error)
 	Boards(ctx context.Context, state *store.BoardState) ([]*Board, error)
-	Count(ctx context.Context, n int) (*CountResult, error)
-	Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
-	UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string) (*SolutionConnection, error)
+	Count(ctx context.Context, n int, where *SolutionFilter) (*CountResult, error)
+	Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
+	UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 	SolutionAt(ctx context.Context, n int, rank BigInt, unique *bool) (*Solution, error)
 	Solution(ctx context.Context, placement []int) (*Solution, error)
 	Validate(ctx context.Context, placement []int, board *string, form *BoardForm, n *int) (*ValidationResult, error)
@@ -87,6 +87,14 @@ func (ec *executionContext) field_Query_count_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["n"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*SolutionFilter, error) {
+			return ec.unmarshalOSolutionFilter2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg1
 	return args, nil
 }
 
@@ -191,6 +199,14 @@ func (ec *executionContext) field_Query_solutions_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*SolutionFilter, error) {
+			return ec.unmarshalOSolutionFilter2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -237,6 +253,14 @@ func (ec *executionContext) field_Query_uniqueSolutions_args(ctx context.Context
 		return nil, err
 	}
 	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*SolutionFilter, error) {
+			return ec.unmarshalOSolutionFilter2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -424,7 +448,7 @@ func (ec *executionContext) _Query_count(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Count(ctx, fc.Args["n"].(int))
+			return ec.Resolvers.Query().Count(ctx, fc.Args["n"].(int), fc.Args["where"].(*SolutionFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *CountResult) graphql.Marshaler {
@@ -468,7 +492,7 @@ func (ec *executionContext) _Query_solutions(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Solutions(ctx, fc.Args["n"].(int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().Solutions(ctx, fc.Args["n"].(int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["where"].(*SolutionFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SolutionConnection) graphql.Marshaler {
@@ -512,7 +536,7 @@ func (ec *executionContext) _Query_uniqueSolutions(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().UniqueSolutions(ctx, fc.Args["n"].(int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().UniqueSolutions(ctx, fc.Args["n"].(int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["where"].(*SolutionFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SolutionConnection) graphql.Marshaler {

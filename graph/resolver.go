@@ -141,6 +141,9 @@ type Resolver struct {
 	solver *SolverSource
 	pages  *bytecache.Cache[pageKey, []solver.Placement] // nil when off
 	ranks  *bytecache.Cache[rankKey, uint64]             // nil when off
+	// filterCounts keeps the counts of filtered boards (nil when off):
+	// the totalCount of every page of one filtered listing.
+	filterCounts *bytecache.Cache[filterCountKey, solver.Counts]
 	// done keeps the rows of DONE boards (int → store.Board): a done board
 	// never changes (the store refuses to plan or fail it again), so its
 	// row is read once per process. Every other row is read each time,
@@ -162,6 +165,7 @@ type pageKey struct {
 	direction store.Direction
 	cursor    string
 	limit     int
+	filter    string // solver.Filter.String(); "" for none
 }
 
 type rankKey struct {
@@ -174,7 +178,7 @@ type rankKey struct {
 // its key, its placements (a slice header and an int a row each, rounded
 // up to Go's allocation sizes) and the cache's own entry.
 func pageCost(k pageKey, page []solver.Placement) int64 {
-	cost := int64(len(k.cursor)) + 160 + 24*int64(len(page))
+	cost := int64(len(k.cursor)+len(k.filter)) + 160 + 24*int64(len(page))
 	for _, p := range page {
 		cost += 8 * int64((len(p)+1)/2*2)
 	}
@@ -183,8 +187,8 @@ func pageCost(k pageKey, page []solver.Placement) int64 {
 
 func rankCost(k rankKey, _ uint64) int64 { return int64(len(k.placement)) + 120 }
 
-func makePageKey(src Source, req store.PageRequest) pageKey {
-	return pageKey{source: src, n: req.N, unique: req.Unique, direction: req.Direction, cursor: string(req.Cursor.Bytes()), limit: req.Limit}
+func makePageKey(src Source, req store.PageRequest, f solver.Filter) pageKey {
+	return pageKey{source: src, n: req.N, unique: req.Unique, direction: req.Direction, cursor: string(req.Cursor.Bytes()), limit: req.Limit, filter: f.String()}
 }
 
 // NewResolver returns the root resolver for opts.
@@ -207,6 +211,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if opts.PageCacheBytes > 0 {
 		r.pages = bytecache.New(opts.PageCacheBytes, pageCost)
 		r.ranks = bytecache.New(opts.PageCacheBytes/4, rankCost)
+		r.filterCounts = bytecache.New(opts.PageCacheBytes/16, filterCountCost)
 	}
 	return r, nil
 }
@@ -415,12 +420,17 @@ func (r *Resolver) pageArgs(first, last *int) (limit int, backward bool, err err
 }
 
 // connection resolves solutions and uniqueSolutions, of Query and Board.
-// st is the board's row when the caller has it already.
-func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store.Board, first *int, after *string, last *int, before *string) (*SolutionConnection, error) {
+// st is the board's row when the caller has it already. A filtered
+// listing pages from the solver, stored board or not.
+func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store.Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error) {
 	if err := checkN(n); err != nil {
 		return nil, err
 	}
 	limit, backward, err := r.pageArgs(first, last)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := filterArg(n, where)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +453,10 @@ func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store
 		st = &s
 	}
 	src, tag := r.source(*st)
-	page, err := r.window(ctx, src, tag, n, unique, a, b, limit+1, backward)
+	if !filter.IsZero() {
+		src, tag = r.solver, SourceSolver
+	}
+	page, err := r.window(ctx, src, tag, n, unique, filter, a, b, limit+1, backward)
 	if err != nil {
 		return nil, err
 	}
@@ -462,6 +475,7 @@ func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store
 		n:      n,
 		unique: unique,
 		board:  *st,
+		filter: filter,
 		PageInfo: &PageInfo{
 			// A cursor names an item of the listing (decodeCursor checks
 			// it), so there is more beyond a cursor given as a bound.
@@ -474,6 +488,11 @@ func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store
 		pr := &pageRank{unique: unique, find: func(ctx context.Context) (uint64, error) {
 			return r.rankOf(ctx, src, n, unique, first)
 		}}
+		if !filter.IsZero() {
+			// A filtered page skips items of the listing: each rank is
+			// looked up on its own.
+			pr = nil
+		}
 		// One allocation for all the solutions, one for all the edges.
 		sols := make([]Solution, len(page))
 		edges := make([]SolutionEdge, len(page))
@@ -493,12 +512,12 @@ func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store
 // after and before (each nil for none), the first ones (forward) or the
 // last ones (backward), in ascending order: src's page next to one bound,
 // cut at the other.
-func (r *Resolver) window(ctx context.Context, src SolutionSource, tag Source, n int, unique bool, after, before solver.Placement, limit int, backward bool) ([]solver.Placement, error) {
+func (r *Resolver) window(ctx context.Context, src SolutionSource, tag Source, n int, unique bool, f solver.Filter, after, before solver.Placement, limit int, backward bool) ([]solver.Placement, error) {
 	req := store.PageRequest{N: n, Unique: unique, Direction: store.Forward, Cursor: after, Limit: limit}
 	if backward {
 		req.Direction, req.Cursor = store.Backward, before
 	}
-	page, err := r.page(ctx, src, tag, req)
+	page, err := r.page(ctx, src, tag, req, f)
 	if err != nil {
 		return nil, err
 	}
@@ -520,19 +539,28 @@ func (r *Resolver) window(ctx context.Context, src SolutionSource, tag Source, n
 	return page, nil
 }
 
-// page returns a page from src, through the page cache.
-func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req store.PageRequest) ([]solver.Placement, error) {
+// page returns a page from src, through the page cache; under a filter,
+// from the solver.
+func (r *Resolver) page(ctx context.Context, src SolutionSource, tag Source, req store.PageRequest, f solver.Filter) ([]solver.Placement, error) {
 	var key pageKey
 	if r.pages != nil {
-		key = makePageKey(tag, req)
+		key = makePageKey(tag, req, f)
 		p, ok := r.pages.Get(key)
 		r.cacheLookup("page", ok)
 		if ok {
 			return p, nil
 		}
 	}
-	v, err := r.solver.operationOf(ctx).once(makePageKey(tag, req), func() (any, error) {
-		sols, err := src.Page(ctx, req)
+	v, err := r.solver.operationOf(ctx).once(makePageKey(tag, req, f), func() (any, error) {
+		var (
+			sols []store.Solution
+			err  error
+		)
+		if f.IsZero() {
+			sols, err = src.Page(ctx, req)
+		} else {
+			sols, err = r.solver.FilteredPage(ctx, req, f)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -677,13 +705,24 @@ func (r *Resolver) complexity() ComplexityRoot {
 		}
 		return r.opts.DefaultPageSize
 	}
-	conn := func(child int, first, last *int) int { return 1 + size(first, last)*child }
-	c.Query.Solutions = func(child int, _ int, first *int, _ *string, last *int, _ *string) int {
-		return conn(child, first, last)
+	// A filter makes a listing or a count a search (its totalCount a
+	// count), bounded by the solver budget like any; it costs as much as
+	// finding one solution by rank.
+	filtered := func(where *SolutionFilter) int {
+		if where != nil && len(where.Queens)+len(where.Empty) > 0 {
+			return filterComplexity
+		}
+		return 0
+	}
+	conn := func(child int, first, last *int, where *SolutionFilter) int {
+		return 1 + size(first, last)*child + filtered(where)
+	}
+	c.Query.Solutions = func(child int, _ int, first *int, _ *string, last *int, _ *string, where *SolutionFilter) int {
+		return conn(child, first, last, where)
 	}
 	c.Query.UniqueSolutions = c.Query.Solutions
-	c.Board.Solutions = func(child int, first *int, _ *string, last *int, _ *string) int {
-		return conn(child, first, last)
+	c.Board.Solutions = func(child int, first *int, _ *string, last *int, _ *string, where *SolutionFilter) int {
+		return conn(child, first, last, where)
 	}
 	c.Board.UniqueSolutions = c.Board.Solutions
 	c.Query.Boards = func(child int, _ *store.BoardState) int { return 1 + solver.MaxSearchN*child }
@@ -691,9 +730,13 @@ func (r *Resolver) complexity() ComplexityRoot {
 	c.Solution.Svg = func(child int, _ int) int { return 10 }
 	c.Solution.Matrix = func(child int) int { return 4 }
 	c.Query.SolutionAt = func(child int, _ int, _ BigInt, _ *bool) int { return 50 + child }
-	c.Query.Count = func(child int, _ int) int { return 10 + child }
+	c.Query.Count = func(child int, _ int, where *SolutionFilter) int { return 10 + child + filtered(where) }
 	return c
 }
+
+// filterComplexity is what a filter adds to a listing's or a count's
+// complexity: what solutionAt's search costs.
+const filterComplexity = 50
 
 // NewSchema returns the executable schema over r, with the complexity
 // costs above.

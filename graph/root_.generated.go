@@ -43,13 +43,13 @@ type ComplexityRoot struct {
 		N               func(childComplexity int) int
 		PagesSource     func(childComplexity int) int
 		Progress        func(childComplexity int) int
-		Solutions       func(childComplexity int, first *int, after *string, last *int, before *string) int
+		Solutions       func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 		State           func(childComplexity int) int
 		StoresSolutions func(childComplexity int) int
 		Timings         func(childComplexity int) int
 		Total           func(childComplexity int) int
 		Unique          func(childComplexity int) int
-		UniqueSolutions func(childComplexity int, first *int, after *string, last *int, before *string) int
+		UniqueSolutions func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 	}
 
 	Conflict struct {
@@ -101,12 +101,12 @@ type ComplexityRoot struct {
 	Query struct {
 		Board           func(childComplexity int, n int) int
 		Boards          func(childComplexity int, state *store.BoardState) int
-		Count           func(childComplexity int, n int) int
+		Count           func(childComplexity int, n int, where *SolutionFilter) int
 		Node            func(childComplexity int, id string) int
 		Solution        func(childComplexity int, placement []int) int
 		SolutionAt      func(childComplexity int, n int, rank BigInt, unique *bool) int
-		Solutions       func(childComplexity int, n int, first *int, after *string, last *int, before *string) int
-		UniqueSolutions func(childComplexity int, n int, first *int, after *string, last *int, before *string) int
+		Solutions       func(childComplexity int, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
+		UniqueSolutions func(childComplexity int, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 		Validate        func(childComplexity int, placement []int, board *string, form *BoardForm, n *int) int
 	}
 
@@ -235,7 +235,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Board.Solutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Board.Solutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Board.state":
 		if e.ComplexityRoot.Board.State == nil {
 			break
@@ -276,7 +276,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Board.UniqueSolutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Board.UniqueSolutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 
 	case "Conflict.colA":
 		if e.ComplexityRoot.Conflict.ColA == nil {
@@ -489,7 +489,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Count(childComplexity, args["n"].(int)), true
+		return e.ComplexityRoot.Query.Count(childComplexity, args["n"].(int), args["where"].(*SolutionFilter)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -534,7 +534,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Solutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.Solutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Query.uniqueSolutions":
 		if e.ComplexityRoot.Query.UniqueSolutions == nil {
 			break
@@ -545,7 +545,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.UniqueSolutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.UniqueSolutions(childComplexity, args["n"].(int), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
 	case "Query.validate":
 		if e.ComplexityRoot.Query.Validate == nil {
 			break
@@ -805,7 +805,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
-		return graphql.NewInputUnmarshalerIndex()
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("SolutionFilter", ec.unmarshalInputSolutionFilter),
+			graphql.NewInputUnmarshaler("SquareInput", ec.unmarshalInputSquareInput),
+		)
 	}
 	first := true
 
@@ -897,7 +900,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "board.graphqls" "connection.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
+//go:embed "board.graphqls" "connection.graphqls" "filter.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -911,6 +914,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "board.graphqls", Input: sourceData("board.graphqls"), BuiltIn: false},
 	{Name: "connection.graphqls", Input: sourceData("connection.graphqls"), BuiltIn: false},
+	{Name: "filter.graphqls", Input: sourceData("filter.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "node.graphqls", Input: sourceData("node.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},

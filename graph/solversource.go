@@ -149,11 +149,20 @@ func timeoutError(ctx context.Context, what string) error {
 // Page implements SolutionSource with solver.Page: the first Limit
 // solutions after the cursor, or the last Limit before it.
 func (s *SolverSource) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
+	return s.FilteredPage(ctx, req, solver.Filter{})
+}
+
+// FilteredPage is Page restricted to what f matches (solver.PageQuery's
+// Filter): same order, same cursors.
+func (s *SolverSource) FilteredPage(ctx context.Context, req store.PageRequest, f solver.Filter) ([]store.Solution, error) {
 	if req.Limit <= 0 {
 		return nil, nil
 	}
 	what := fmt.Sprintf("listing solutions of N=%d with the solver", req.N)
-	q := solver.PageQuery{N: req.N, Cursor: req.Cursor, Limit: req.Limit, Unique: req.Unique, Backward: req.Direction == store.Backward}
+	if !f.IsZero() {
+		what = fmt.Sprintf("listing the solutions of N=%d that match the filter with the solver", req.N)
+	}
+	q := solver.PageQuery{N: req.N, Cursor: req.Cursor, Limit: req.Limit, Unique: req.Unique, Backward: req.Direction == store.Backward, Filter: f}
 	var page []solver.Placement
 	err := s.search(ctx, what, func(checkpoint func() error) error {
 		q.Checkpoint = checkpoint

@@ -119,3 +119,77 @@ func BenchmarkChunkCount(b *testing.B) {
 		}
 	}
 }
+
+// twoPinned pins the queens of the constructed solution of N in rows N/3
+// and 2N/3: a filter that some solutions match, with rows above either
+// pin free, so that the search cannot start at a pinned row.
+func twoPinned(b *testing.B, n int) solver.Filter {
+	b.Helper()
+	p, err := solver.Solve(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return solver.Filter{Queens: []solver.Square{{Row: n / 3, Col: p[n/3]}, {Row: 2 * n / 3, Col: p[2*n/3]}}}
+}
+
+// A page of 20 of N=16 with two pinned queens, from the start, from the
+// middle of the filtered listing (a cursor at the constructed solution,
+// which matches) and, for the unique listing, the same from the start.
+// Every page timed holds 20 solutions that match.
+func BenchmarkFilteredPage(b *testing.B) {
+	const n = 16
+	f := twoPinned(b, n)
+	middle, err := solver.Solve(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		cursor solver.Placement
+		unique bool
+	}{{"start", nil, false}, {"middle", middle, false}, {"unique/start", nil, true}, {"unique/middle", solver.Canonical(middle), true}} {
+		q := solver.PageQuery{N: n, Cursor: c.cursor, Limit: 20, Unique: c.unique, Filter: f}
+		b.Run(fmt.Sprintf("N=%d/pinned=2/%s/page=20", n, c.name), func(b *testing.B) {
+			for b.Loop() {
+				page, err := solver.Page(context.Background(), q)
+				if err != nil || len(page) != 20 {
+					b.Fatalf("page after %v: %d solutions, %v", q.Cursor, len(page), err)
+				}
+				for _, p := range page {
+					if !c.unique && !f.Matches(p) {
+						b.Fatalf("%v does not match %q", p, f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Counting N=18 with two pinned queens on every core: all and unique.
+// The figures it checks are the sums of the filtered counts of its
+// chunks, counted once beforehand one by one (and in the test suite
+// against brute force for small N).
+func BenchmarkCountFiltered(b *testing.B) {
+	const n = 18
+	f := twoPinned(b, n)
+	chunks, err := solver.Chunks(n, solver.FilterChunkDepth(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var want solver.Counts
+	for _, c := range chunks {
+		want.Add(c.CountFiltered(f))
+	}
+	if want.Total == 0 {
+		b.Fatalf("filter %q matches nothing", f)
+	}
+	b.Run(fmt.Sprintf("N=%d/pinned=2", n), func(b *testing.B) {
+		for b.Loop() {
+			got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{})
+			if err != nil || got != want {
+				b.Fatalf("got %+v, %v; want %+v", got, err, want)
+			}
+		}
+		b.ReportMetric(float64(want.Total), "solutions")
+	})
+}

@@ -15,6 +15,11 @@ type CountOptions struct {
 	// Progress, when set, is called after each finished task with the number
 	// of tasks done and the total. Calls come from the workers one at a time.
 	Progress func(done, total int)
+	// Checkpoint, when set, is called by CountFiltered's workers every few
+	// thousand nodes of their searches, one at a time; an error stops the
+	// count, and CountFiltered returns it. A server bounds a count by its
+	// request's solver budget with it. Count ignores it.
+	Checkpoint func() error
 }
 
 // Count returns the total and unique solutions of N and its classes by

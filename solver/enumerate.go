@@ -52,6 +52,12 @@ type PageQuery struct {
 	// Stop, when set, is the other end of a Relay window (after AND
 	// before): the page holds only placements strictly short of it.
 	Stop Placement
+	// Filter, when not zero, keeps only the solutions it matches; with
+	// Unique, the classes with at least one member that matches, listed
+	// by their canonical member (which need not match itself). The order
+	// and the cursors are those of the unfiltered listing: a cursor is a
+	// placement, so it holds across filters. It must pass Check(N).
+	Filter Filter
 	// Checkpoint, when set, is called every few thousand nodes of the
 	// search, in its goroutine; an error stops the search, and Page
 	// returns it. A server shares its cores through it: a checkpoint may
@@ -66,11 +72,15 @@ func Page(ctx context.Context, q PageQuery) ([]Placement, error) {
 	if err := checkN(q.N); err != nil {
 		return nil, err
 	}
+	if err := q.Filter.Check(q.N); err != nil {
+		return nil, err
+	}
 	var out []Placement
 	if q.Limit <= 0 {
 		return out, nil
 	}
 	w := walk{n: q.N, bound: q.Cursor, bounded: len(q.Cursor) > 0, desc: q.Backward, unique: q.Unique}
+	w.filter(q.Filter)
 	var stopped error
 	w.check = func() bool {
 		if stopped = ctx.Err(); stopped == nil && q.Checkpoint != nil {
@@ -106,6 +116,13 @@ type walk struct {
 	bounded bool
 	desc    bool
 	unique  bool // only canonical solutions
+	// masks, when set, are the columns each row may use (masks[i][r])
+	// under each of a filter's images i: a placement is listed when it
+	// keeps to all the rows of one image (filter.go, searchMasks). The
+	// search tracks which images the rows so far keep to. reach[r] is
+	// the union over the images, for the look-ahead.
+	masks [][]uint32
+	reach []uint32
 
 	check   func() bool // called every few thousand nodes, false stops the walk; nil: never
 	mask    uint32
@@ -124,13 +141,38 @@ func walkSeq(w walk) iter.Seq[Placement] {
 		w.p = make(Placement, w.n)
 		w.yield = yield
 		w.stopped = false
-		w.row(0, 0, 0, 0, w.bounded)
+		w.row(0, 0, 0, 0, w.bounded, uint8(1)<<uint(len(w.masks))-1)
+	}
+}
+
+// filter restricts the walk to the placements f matches (unique: the
+// canonical placements that match one of f's images). f must have passed
+// Check(w.n); the zero filter leaves the walk as it is.
+func (w *walk) filter(f Filter) {
+	if f.IsZero() {
+		return
+	}
+	if w.unique {
+		w.masks = imageMasks(w.n, f)
+	} else {
+		w.masks = [][]uint32{searchMasks(w.n, f)}
+	}
+	if len(w.masks) == 0 {
+		// No image can match: one that allows no square lists nothing.
+		w.masks = [][]uint32{make([]uint32, w.n)}
+	}
+	w.reach = make([]uint32, w.n)
+	for _, m := range w.masks {
+		for r, rm := range m {
+			w.reach[r] |= rm
+		}
 	}
 }
 
 // row tries every allowed column of row r. tight means the rows above equal
-// the bound's, so this row may not go past the bound's column.
-func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
+// the bound's, so this row may not go past the bound's column. alive is
+// the set of the filter's images the rows above keep to (w.masks).
+func (w *walk) row(r int, cols, ld, rd uint32, tight bool, alive uint8) {
 	if w.nodes++; w.nodes&(1<<14-1) == 1 && w.check != nil && !w.check() {
 		w.stopped = true
 		return
@@ -142,6 +184,13 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 	}
 	if w.unique {
 		avail &= w.canonicalMask(r)
+	}
+	if w.masks != nil {
+		var m uint32
+		for a := alive; a != 0; a &= a - 1 {
+			m |= w.masks[bits.TrailingZeros8(a)][r]
+		}
+		avail &= m
 	}
 	bc := -1 // the bound's column in this row, when tight
 	if tight {
@@ -177,6 +226,15 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 		avail ^= bit
 		t := tight && c == bc
 		w.p[r] = c
+		na := alive
+		if w.masks != nil {
+			na = 0
+			for a := alive; a != 0; a &= a - 1 {
+				if i := bits.TrailingZeros8(a); w.masks[i][r]&bit != 0 {
+					na |= 1 << uint(i)
+				}
+			}
+		}
 		if last {
 			// t: the solution equals the bound's first N rows. It is beyond
 			// the bound only when the bound is longer (a descending walk).
@@ -190,10 +248,17 @@ func (w *walk) row(r int, cols, ld, rd uint32, tight bool) {
 		}
 		nc, nl, nr := cols|bit, (ld|bit)<<1, (rd|bit)>>1
 		// Look ahead: the next two rows must keep a free square.
-		if w.mask&^(nc|nl|nr) == 0 || r+2 < n && w.mask&^(nc|nl<<1|nr>>1) == 0 {
+		next, after := w.mask, w.mask
+		if w.reach != nil {
+			next = w.reach[r+1]
+			if r+2 < n {
+				after = w.reach[r+2]
+			}
+		}
+		if next&^(nc|nl|nr) == 0 || r+2 < n && after&^(nc|nl<<1|nr>>1) == 0 {
 			continue
 		}
-		w.row(r+1, nc, nl, nr, t)
+		w.row(r+1, nc, nl, nr, t, na)
 	}
 }
 
