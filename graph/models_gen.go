@@ -17,6 +17,18 @@ type Node interface {
 	GetID() string
 }
 
+// The answer of `complete`.
+type Completion struct {
+	// Whether the board was completed, proved impossible, or left undecided.
+	State CompletionState `json:"state"`
+	// The solution found, one 0-based column a row from the top, when COMPLETED; null otherwise.
+	Placement []int `json:"placement,omitempty"`
+	// Why, in words: what proves IMPOSSIBLE (e.g. "the pinned queens at (row
+	// 1, col 1) and (row 4, col 4) attack each other"), what stopped an
+	// UNKNOWN search; null when COMPLETED.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // Two queens that attack each other: the queen of row `rowB` is the first
 // (from the top) attacked by a queen above it, in row `rowA`.
 type Conflict struct {
@@ -261,6 +273,67 @@ func (e *BoardForm) UnmarshalJSON(b []byte) error {
 }
 
 func (e BoardForm) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The verdict of `complete`.
+type CompletionState string
+
+const (
+	// A solution that meets the board was found: `placement`.
+	CompletionStateCompleted CompletionState = "COMPLETED"
+	// Proved: no solution has a queen on every pinned square and none on the empty ones.
+	CompletionStateImpossible CompletionState = "IMPOSSIBLE"
+	// Undecided: the request's solver time ran out first.
+	CompletionStateUnknown CompletionState = "UNKNOWN"
+)
+
+var AllCompletionState = []CompletionState{
+	CompletionStateCompleted,
+	CompletionStateImpossible,
+	CompletionStateUnknown,
+}
+
+func (e CompletionState) IsValid() bool {
+	switch e {
+	case CompletionStateCompleted, CompletionStateImpossible, CompletionStateUnknown:
+		return true
+	}
+	return false
+}
+
+func (e CompletionState) String() string {
+	return string(e)
+}
+
+func (e *CompletionState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CompletionState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CompletionState", str)
+	}
+	return nil
+}
+
+func (e CompletionState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CompletionState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CompletionState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

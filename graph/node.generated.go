@@ -23,6 +23,7 @@ type QueryResolver interface {
 	Board(ctx context.Context, n int) (*Board, error)
 	Boards(ctx context.Context, state *store.BoardState) ([]*Board, error)
 	Count(ctx context.Context, n int, where *SolutionFilter) (*CountResult, error)
+	Complete(ctx context.Context, n int, queens []*SquareInput, empty []*SquareInput) (*Completion, error)
 	Solutions(ctx context.Context, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 	UniqueSolutions(ctx context.Context, n int, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 	SolutionAt(ctx context.Context, n int, rank BigInt, unique *bool) (*Solution, error)
@@ -73,6 +74,36 @@ func (ec *executionContext) field_Query_boards_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["state"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_complete_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "n",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["n"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "queens",
+		func(ctx context.Context, v any) ([]*SquareInput, error) {
+			return ec.unmarshalOSquareInput2ᚕᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSquareInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["queens"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "empty",
+		func(ctx context.Context, v any) ([]*SquareInput, error) {
+			return ec.unmarshalOSquareInput2ᚕᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSquareInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["empty"] = arg2
 	return args, nil
 }
 
@@ -482,6 +513,50 @@ func (ec *executionContext) fieldContext_Query_count(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_complete(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_complete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Complete(ctx, fc.Args["n"].(int), fc.Args["queens"].([]*SquareInput), fc.Args["empty"].([]*SquareInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Completion) graphql.Marshaler {
+			return ec.marshalNCompletion2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐCompletion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_complete(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Completion(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_complete_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_solutions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -855,6 +930,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_count(ctx, field)
+				})
+		case "complete":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_complete(ctx, field)
 				})
 		case "solutions":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

@@ -52,6 +52,12 @@ type ComplexityRoot struct {
 		UniqueSolutions func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 	}
 
+	Completion struct {
+		Placement func(childComplexity int) int
+		Reason    func(childComplexity int) int
+		State     func(childComplexity int) int
+	}
+
 	Conflict struct {
 		ColA    func(childComplexity int) int
 		ColB    func(childComplexity int) int
@@ -101,6 +107,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Board           func(childComplexity int, n int) int
 		Boards          func(childComplexity int, state *store.BoardState) int
+		Complete        func(childComplexity int, n int, queens []*SquareInput, empty []*SquareInput) int
 		Count           func(childComplexity int, n int, where *SolutionFilter) int
 		Node            func(childComplexity int, id string) int
 		Solution        func(childComplexity int, placement []int) int
@@ -277,6 +284,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Board.UniqueSolutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
+
+	case "Completion.placement":
+		if e.ComplexityRoot.Completion.Placement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Completion.Placement(childComplexity), true
+	case "Completion.reason":
+		if e.ComplexityRoot.Completion.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Completion.Reason(childComplexity), true
+	case "Completion.state":
+		if e.ComplexityRoot.Completion.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Completion.State(childComplexity), true
 
 	case "Conflict.colA":
 		if e.ComplexityRoot.Conflict.ColA == nil {
@@ -479,6 +505,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Boards(childComplexity, args["state"].(*store.BoardState)), true
+	case "Query.complete":
+		if e.ComplexityRoot.Query.Complete == nil {
+			break
+		}
+
+		args, err := ec.field_Query_complete_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Complete(childComplexity, args["n"].(int), args["queens"].([]*SquareInput), args["empty"].([]*SquareInput)), true
 	case "Query.count":
 		if e.ComplexityRoot.Query.Count == nil {
 			break
@@ -900,7 +937,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "board.graphqls" "connection.graphqls" "filter.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
+//go:embed "board.graphqls" "complete.graphqls" "connection.graphqls" "filter.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -913,6 +950,7 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "board.graphqls", Input: sourceData("board.graphqls"), BuiltIn: false},
+	{Name: "complete.graphqls", Input: sourceData("complete.graphqls"), BuiltIn: false},
 	{Name: "connection.graphqls", Input: sourceData("connection.graphqls"), BuiltIn: false},
 	{Name: "filter.graphqls", Input: sourceData("filter.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
@@ -959,6 +997,18 @@ func (ec *executionContext) childFields_Board(ctx context.Context, field graphql
 		return ec.fieldContext_Board_uniqueSolutions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Board", field.Name)
+}
+
+func (ec *executionContext) childFields_Completion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "state":
+		return ec.fieldContext_Completion_state(ctx, field)
+	case "placement":
+		return ec.fieldContext_Completion_placement(ctx, field)
+	case "reason":
+		return ec.fieldContext_Completion_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Completion", field.Name)
 }
 
 func (ec *executionContext) childFields_Conflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

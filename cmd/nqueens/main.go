@@ -4,7 +4,7 @@
 // background (worker, precompute).
 //
 // Exit codes: 0 success, 1 failure while running, 2 bad usage,
-// 130 interrupted (Ctrl-C).
+// 3 undecided (complete ran out of time), 130 interrupted (Ctrl-C).
 package main
 
 import (
@@ -26,6 +26,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1
 	exitUsage       = 2
+	exitUndecided   = 3
 	exitInterrupted = 130
 )
 
@@ -53,6 +54,7 @@ type console struct {
 var commands = []command{
 	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
+	{"complete", completeSynopsis, "complete a board with pinned queens and empty squares, or prove it impossible", runComplete},
 	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate},
 	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
@@ -104,6 +106,9 @@ func run(ctx context.Context, args []string, c console) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.stderr, "nqueens %s: %s; see 'nqueens %s --help'\n", name, ue.msg, name)
 		return exitUsage
+	case errors.Is(err, errUndecided):
+		fmt.Fprintf(c.stderr, "nqueens %s: %v\n", name, err)
+		return exitUndecided
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(c.stderr, "nqueens %s: interrupted\n", name)
 		return exitInterrupted
@@ -149,6 +154,10 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...)}
 }
+
+// errUndecided is the verdict of a command that ran out of time before it
+// could answer yes or no: exit code 3.
+var errUndecided = errors.New("undecided")
 
 // errHelp means the command printed its help; the run succeeded.
 var errHelp = errors.New("help printed")
