@@ -1079,8 +1079,8 @@ function applyForm() {
   const size = Number($('#size').value);
   const patch = { n, mode, size, show: null };
   if (n !== view.n || mode !== view.mode) patch.pos = { kind: 'first' };
-  if (n !== view.n) patch.where = ''; // its squares were those of another board
   else if (size === view.size && view.pos.kind === 'first') return; // nothing changed
+  if (n !== view.n) patch.where = ''; // its squares were those of another board
   showNotice([]); // the user has picked a board: the address's problems are past
   navigate(patch);
 }
