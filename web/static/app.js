@@ -720,7 +720,7 @@ function renderMatch() {
   if (!known) {
     const e = match.unknown;
     note.append('The server could not count the matching solutions within its time budget',
-      e ? [' (', el('code', { class: 'code', text: e.code }), ')'] : '',
+      ...(e ? [' (', el('code', { class: 'code', text: e.code }), ')'] : []),
       '. The pages below still list them.');
   }
 }
