@@ -210,6 +210,21 @@ func TestFilteredRanksAreRanksInTheListing(t *testing.T) {
 			t.Errorf("%v: rank %d, want %d", e.Node.Placement, got, want)
 		}
 	}
+	// And the classes' ranks among all classes, in a unique listing.
+	var classes []solver.Placement
+	for p := range solver.AllUnique(n) {
+		classes = append(classes, p.Clone())
+	}
+	c = filteredPage(t, b, "uniqueSolutions", true, n, whereOf(f), map[string]any{"last": 4})
+	if len(c.Edges) < 2 {
+		t.Fatalf("%d classes have a member with a queen on (2, 5), want 2 or more", len(c.Edges))
+	}
+	for _, e := range c.Edges {
+		want := slices.IndexFunc(classes, func(p solver.Placement) bool { return slices.Equal(p, e.Node.Placement) }) + 1
+		if got := apitest.Uint64(t, e.Node.UniqueRank); want == 0 || got != uint64(want) {
+			t.Errorf("%v: uniqueRank %d, want %d", e.Node.Placement, got, want)
+		}
+	}
 }
 
 func TestFilteredCounts(t *testing.T) {
@@ -308,5 +323,71 @@ func TestFilteredCountsOverBudget(t *testing.T) {
 	}
 	if len(r.Errors) != 1 || r.Code() != "TIMEOUT" || fmt.Sprint(r.Errors[0].Path) != "[solutions totalCount]" {
 		t.Errorf("totalCount over budget: errors %s, want one TIMEOUT on solutions.totalCount", r.Raw)
+	}
+}
+
+// TestFilteredPagesOfAStoredBoard: on a board in the store, a filtered
+// listing comes from the solver (the same order and cursors), its ranks
+// from the store, and its totalCount is the filtered count.
+func TestFilteredPagesOfAStoredBoard(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, db database) {
+		st := db.open(t)
+		const n = 8
+		fill(t, st, n, nil)
+		b := serve(t, st)
+		f := solver.Filter{Queens: []solver.Square{{Row: 6, Col: 1}}, Empty: []solver.Square{{Row: 0, Col: 2}}}
+		for _, unique := range []bool{false, true} {
+			field := "solutions"
+			var listing []solver.Placement
+			for p := range solver.All(n) {
+				if !unique || solver.IsCanonical(p) {
+					listing = append(listing, p.Clone())
+				}
+			}
+			if unique {
+				field = "uniqueSolutions"
+			}
+			want := matchingListing(n, f, unique)
+			c := filteredPage(t, b, field, true, n, whereOf(f), map[string]any{"first": 50})
+			if c.Source != "SOLVER" || apitest.Uint64(t, c.TotalCount) != uint64(len(want)) || !slices.EqualFunc(placements(c), want, slices.Equal) {
+				t.Fatalf("%s where %q: %s, %v, %v; want SOLVER and %v", field, f, c.Source, *c.TotalCount, placements(c), want)
+			}
+			for _, e := range c.Edges {
+				rank := e.Node.Rank
+				if unique {
+					rank = e.Node.UniqueRank
+				}
+				at := slices.IndexFunc(listing, func(p solver.Placement) bool { return slices.Equal(p, e.Node.Placement) }) + 1
+				if apitest.Uint64(t, rank) != uint64(at) {
+					t.Errorf("%s where %q: %v has rank %s, want %d", field, f, e.Node.Placement, *rank, at)
+				}
+			}
+		}
+	})
+}
+
+// TestFilterComplexity: a filter makes a count or a listing a search, and
+// costs more under the complexity limit, given inline or as a variable.
+func TestFilterComplexity(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, func(c *server.Config) { c.ComplexityLimit = 40 })
+	where := map[string]any{"queens": []square{{0, 0}}}
+	for _, c := range []struct {
+		query string
+		vars  map[string]any
+		ok    bool
+	}{
+		{`{ count(n: 8) { total } }`, nil, true},
+		{`{ count(n: 8, where: {}) { total } }`, nil, true},
+		{`{ count(n: 8, where: { queens: [{ row: 0, col: 0 }] }) { total } }`, nil, false},
+		{`query($where: SolutionFilter) { count(n: 8, where: $where) { total } }`, map[string]any{"where": where}, false},
+		{`query($where: SolutionFilter) { solutions(n: 8, first: 1, where: $where) { totalCount } }`, map[string]any{"where": where}, false},
+		{`query($where: SolutionFilter) { board(n: 8) { uniqueSolutions(first: 1, where: $where) { totalCount } } }`, map[string]any{"where": where}, false},
+	} {
+		r := b.Post(t, apitest.Request{Query: c.query, Variables: c.vars})
+		if refused := r.Reason() == "COMPLEXITY_LIMIT_EXCEEDED"; refused == c.ok {
+			t.Errorf("%s: %d %s; want refused %v", c.query, r.Status, r.Raw, !c.ok)
+		}
 	}
 }

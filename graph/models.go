@@ -194,9 +194,9 @@ type Solution struct {
 	N int
 	p solver.Placement
 
-	// Set on the solutions of a page: the rank of the page's first item in
-	// its listing (found once per page, when asked for) plus offset gives
-	// this solution's rank without a lookup of its own.
+	// Set on the solutions of a page: the ranks of the page's items in
+	// their listing, found once per page when asked for, give this
+	// solution's rank (the item at offset) without a lookup of its own.
 	page   *pageRank
 	offset int
 }
@@ -205,18 +205,36 @@ func newSolution(p solver.Placement) *Solution {
 	return &Solution{N: len(p), p: p}
 }
 
-// pageRank finds the rank of a page's first item once.
+// pageRank finds the ranks of a page's items once: the rank of its first
+// item (find), the others following by their offset, or, for a filtered
+// page, whose items are not consecutive in the listing, the rank of each
+// (findEach).
 type pageRank struct {
-	unique bool // the listing: canonical solutions only
-	once   sync.Once
-	find   func(ctx context.Context) (uint64, error)
-	rank   uint64
-	err    error
+	unique   bool // the listing: canonical solutions only
+	once     sync.Once
+	find     func(ctx context.Context) (uint64, error)
+	findEach func(ctx context.Context) ([]uint64, error)
+	rank     uint64
+	ranks    []uint64
+	err      error
 }
 
-func (pr *pageRank) get(ctx context.Context) (uint64, error) {
-	pr.once.Do(func() { pr.rank, pr.err = pr.find(ctx) })
-	return pr.rank, pr.err
+// at returns the rank of the page's item at offset.
+func (pr *pageRank) at(ctx context.Context, offset int) (uint64, error) {
+	pr.once.Do(func() {
+		if pr.findEach != nil {
+			pr.ranks, pr.err = pr.findEach(ctx)
+		} else {
+			pr.rank, pr.err = pr.find(ctx)
+		}
+	})
+	switch {
+	case pr.err != nil:
+		return 0, pr.err
+	case pr.findEach != nil:
+		return pr.ranks[offset], nil
+	}
+	return pr.rank + uint64(offset), nil
 }
 
 // ID is the solution's global id.

@@ -137,7 +137,8 @@ type SolutionEdge struct {
 // there".
 //
 // Order and cursors are those of the unfiltered listing (a cursor is a
-// placement), so a cursor holds across filters. A filter no solution can
+// placement), so a cursor holds across filters, and a listed solution's
+// `rank` and `uniqueRank` are its ranks among all solutions (classes) of N. A filter no solution can
 // meet (two pinned queens that attack each other, a square both pinned and
 // empty) is allowed and keeps nothing. Squares must be on the board (rows
 // and columns 0 to N−1), and each list may name at most 2N squares and both

@@ -489,9 +489,12 @@ func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store
 			return r.rankOf(ctx, src, n, unique, first)
 		}}
 		if !filter.IsZero() {
-			// A filtered page skips items of the listing: each rank is
-			// looked up on its own.
-			pr = nil
+			// A filtered page skips items of the listing: each item's rank
+			// is found, from the board's own source.
+			boardSrc, boardTag := r.source(*st)
+			pr.find, pr.findEach = nil, func(ctx context.Context) ([]uint64, error) {
+				return r.ranksOf(ctx, boardSrc, boardTag, n, unique, page)
+			}
 		}
 		// One allocation for all the solutions, one for all the edges.
 		sols := make([]Solution, len(page))
@@ -612,6 +615,41 @@ func (r *Resolver) rankOf(ctx context.Context, src SolutionSource, n int, unique
 	return rank, nil
 }
 
+// ranksOf returns the ranks of page's placements, ascending items of the
+// listing of N (unique: of its canonical solutions): one walk of the
+// solver's listing up to the last of them, or one lookup each in the
+// store.
+func (r *Resolver) ranksOf(ctx context.Context, src SolutionSource, tag Source, n int, unique bool, page []solver.Placement) ([]uint64, error) {
+	ranks := make([]uint64, len(page))
+	if tag != SourceSolver {
+		for i, p := range page {
+			rank, err := r.rankOf(ctx, src, n, unique, p)
+			if err != nil {
+				return nil, err
+			}
+			ranks[i] = rank
+		}
+		return ranks, nil
+	}
+	var k uint64
+	i := 0
+	err := r.solver.walk(ctx, fmt.Sprintf("ranking solutions of N=%d with the solver", n), n, unique, func(q solver.Placement) bool {
+		k++
+		if q.Compare(page[i]) == 0 {
+			ranks[i] = k
+			i++
+		}
+		return i < len(page)
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case i < len(page):
+		return nil, internal(fmt.Errorf("the walk of N=%d (unique %t) did not pass %v", n, unique, page[i]))
+	}
+	return ranks, nil
+}
+
 // solutionAt returns solution #rank of a board's listing (unique: of its
 // canonical solutions), once per operation.
 func (r *Resolver) solutionAt(ctx context.Context, st store.Board, unique bool, rank uint64) (solver.Placement, error) {
@@ -644,8 +682,7 @@ func (r *Resolver) rank(ctx context.Context, s *Solution, unique bool) (*BigInt,
 		err  error
 	)
 	if s.page != nil && s.page.unique == unique {
-		rank, err = s.page.get(ctx)
-		rank += uint64(s.offset)
+		rank, err = s.page.at(ctx, s.offset)
 	} else {
 		var st store.Board
 		if st, err = r.status(ctx, s.N); err != nil {

@@ -132,10 +132,12 @@ func twoPinned(b *testing.B, n int) solver.Filter {
 	return solver.Filter{Queens: []solver.Square{{Row: n / 3, Col: p[n/3]}, {Row: 2 * n / 3, Col: p[2*n/3]}}}
 }
 
-// A page of 20 of N=16 with two pinned queens, from the start, from the
-// middle of the filtered listing (a cursor at the constructed solution,
-// which matches) and, for the unique listing, the same from the start.
-// Every page timed holds 20 solutions that match.
+// Pages of 20 of N=16 with two pinned queens, all solutions and
+// canonical ones: the first page; the page after the constructed solution
+// (which matches, somewhere inside the listing; for canonical solutions
+// its class's canonical member); the page after the 21st matching item
+// from the end (the last full page, found beforehand); and the last page,
+// searched backward from the end. Every page timed holds 20 items.
 func BenchmarkFilteredPage(b *testing.B) {
 	const n = 16
 	f := twoPinned(b, n)
@@ -143,25 +145,33 @@ func BenchmarkFilteredPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct {
-		name   string
-		cursor solver.Placement
-		unique bool
-	}{{"start", nil, false}, {"middle", middle, false}, {"unique/start", nil, true}, {"unique/middle", solver.Canonical(middle), true}} {
-		q := solver.PageQuery{N: n, Cursor: c.cursor, Limit: 20, Unique: c.unique, Filter: f}
-		b.Run(fmt.Sprintf("N=%d/pinned=2/%s/page=20", n, c.name), func(b *testing.B) {
-			for b.Loop() {
-				page, err := solver.Page(context.Background(), q)
-				if err != nil || len(page) != 20 {
-					b.Fatalf("page after %v: %d solutions, %v", q.Cursor, len(page), err)
-				}
-				for _, p := range page {
-					if !c.unique && !f.Matches(p) {
-						b.Fatalf("%v does not match %q", p, f)
+	for _, unique := range []bool{false, true} {
+		kind, inside := "", middle
+		if unique {
+			kind, inside = "unique/", solver.Canonical(middle)
+		}
+		tail, err := solver.Page(context.Background(), solver.PageQuery{N: n, Limit: 21, Backward: true, Unique: unique, Filter: f})
+		if err != nil || len(tail) != 21 {
+			b.Fatalf("the last 21 items: %d, %v", len(tail), err)
+		}
+		for _, c := range []struct {
+			name     string
+			cursor   solver.Placement
+			backward bool
+		}{{"start", nil, false}, {"middle", inside, false}, {"end", tail[0], false}, {"last", nil, true}} {
+			q := solver.PageQuery{N: n, Cursor: c.cursor, Limit: 20, Unique: unique, Filter: f, Backward: c.backward}
+			b.Run(fmt.Sprintf("N=%d/pinned=2/%s%s/page=20", n, kind, c.name), func(b *testing.B) {
+				for b.Loop() {
+					page, err := solver.Page(context.Background(), q)
+					if err != nil || len(page) != 20 {
+						b.Fatalf("page next to %v: %d solutions, %v", q.Cursor, len(page), err)
+					}
+					if !unique && !f.Matches(page[0]) {
+						b.Fatalf("%v does not match %q", page[0], f)
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -248,6 +248,18 @@ func TestCountFilteredEqualsBruteForce(t *testing.T) {
 			if sum != want {
 				t.Fatalf("N=%d filter %q: the chunks of depth %d sum to %+v, want %+v", n, f, depth, sum, want)
 			}
+			// So do the chunks of the plan, counted with its image of f.
+			plan, err := solver.PlanFilteredCount(n, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum = solver.Counts{}
+			for _, c := range plan.Chunks {
+				sum.Add(c.CountFiltered(plan.Filter))
+			}
+			if sum != want {
+				t.Fatalf("N=%d filter %q: the plan's chunks with %q sum to %+v, want %+v", n, f, plan.Filter, sum, want)
+			}
 		}
 	}
 }

@@ -192,7 +192,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	s.wait("GraphiQL renders", `document.querySelector('.graphiql-container .graphiql-query-editor .CodeMirror') !== null`)
 	var tabs []string
 	s.eval(`[...document.querySelectorAll('.graphiql-tab .graphiql-tab-button')].map((t) => t.textContent.trim())`, &tabs)
-	wantTabs := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress"}
+	wantTabs := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Where"}
 	if !slices.Equal(tabs, wantTabs) {
 		s.fail("tabs %q, want the examples %q", tabs, wantTabs)
 	}
@@ -205,7 +205,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 
 	// --- a typed query runs ----------------------------------------------------
 	s.do("opening a new tab", chromedp.Click(".graphiql-tab-add"))
-	s.wait("the new tab is open", `document.querySelectorAll('.graphiql-tab').length === 7`)
+	s.wait("the new tab is open", fmt.Sprintf(`document.querySelectorAll('.graphiql-tab').length === %d`, len(wantTabs)+1))
 	s.do("typing a query",
 		chromedp.Click(".graphiql-query-editor .CodeMirror-lines"),
 		chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),

@@ -307,6 +307,32 @@ func TestPlaygroundExamples(t *testing.T) {
 					}
 				}
 			},
+			"Where": func() {
+				// The example's filter: a queen on (0, 3), none on (4, 4).
+				f := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 3}}, Empty: []solver.Square{{Row: 4, Col: 4}}}
+				var want []solver.Placement
+				for p := range solver.All(10) {
+					if f.Matches(p) {
+						want = append(want, p.Clone())
+					}
+				}
+				var count struct{ Total string }
+				var page struct {
+					TotalCount string
+					Edges      []struct{ Node struct{ Placement []int } }
+				}
+				_ = json.Unmarshal(data["count"], &count)
+				_ = json.Unmarshal(data["solutions"], &page)
+				total := strconv.Itoa(len(want))
+				if count.Total != total || page.TotalCount != total || len(page.Edges) != 5 {
+					t.Fatalf("Where: %s, want %d solutions", r.Data, len(want))
+				}
+				for i, e := range page.Edges {
+					if !slices.Equal(e.Node.Placement, want[i]) {
+						t.Errorf("Where: solution %d is %v, want %v", i, e.Node.Placement, want[i])
+					}
+				}
+			},
 			"Validate": func() {
 				var ok, bad struct{ Valid bool }
 				_ = json.Unmarshal(data["solution"], &ok)
@@ -320,7 +346,7 @@ func TestPlaygroundExamples(t *testing.T) {
 			f()
 		}
 	}
-	want := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress"}
+	want := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Where"}
 	if !slices.Equal(names, want) {
 		t.Errorf("examples %q, want %q", names, want)
 	}
