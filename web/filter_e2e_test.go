@@ -93,7 +93,7 @@ func (s *session) clickFilter(sq solver.Square, mark string, f solver.Filter) {
 }
 
 // waitFilter waits until the filter board shows mark on sq and the
-// address holds f, as `nqueens export --where` writes it.
+// address holds f, as solver.Filter.String writes it.
 func (s *session) waitFilter(sq solver.Square, mark string, f solver.Filter) {
 	s.t.Helper()
 	s.wait(fmt.Sprintf("the square %v is marked %q and the address holds where=%q", sq, mark, f), fmt.Sprintf(

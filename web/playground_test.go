@@ -346,7 +346,7 @@ func TestPlaygroundExamples(t *testing.T) {
 			f()
 		}
 	}
-	want := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Where"}
+	want := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Complete", "Where"}
 	if !slices.Equal(names, want) {
 		t.Errorf("examples %q, want %q", names, want)
 	}

@@ -11,7 +11,7 @@
 //   last=1           the last page
 //   at     a rank: the page that starts at solution #at (solutionAt)
 //   show   the solution whose details are open, in the API's compact form
-//   where  the filter board's squares, as `nqueens export --where` writes
+//   where  the filter board's squares, as `nqueens complete --where` reads
 //          them: q<row>.<col> a pinned queen, e<row>.<col> a blocked
 //          square, 0-based from the top left, comma-separated
 // A value the page cannot use falls back to its default, and a notice at
@@ -93,7 +93,7 @@ function fromCompact(s) {
 
 // A filter is a Map from square (r * n + c) to 'q' (a pinned queen) or
 // 'e' (a blocked square: no queen there). Its address form is the
-// where=… of the page, the same as `nqueens export --where` reads.
+// where=… of the page, the form of `nqueens complete --where` (solver.ParseFilter).
 
 // The API's bounds on a filter (graph/filter.go): at most 2N squares a
 // list and 64 in all.
