@@ -256,6 +256,15 @@ func TestViewerFilterInBrowser(t *testing.T) {
 	if u := s.url(); u != fmt.Sprintf("/?n=%d&mode=all&size=%d", n, size) {
 		s.fail("address bar %q after clearing the filter", u)
 	}
+	// Back brings the filter back, board and all; Forward takes it away.
+	s.do("going Back", chromedp.Evaluate[chromedp.Void](`history.back()`, chromedp.EvalIgnoreExceptions))
+	s.waitFilter(pin, "q", both)
+	s.waitFilter(block, "e", both)
+	s.waitRange(fmt.Sprintf("Matching solutions 1–%d of %d", size, len(want)))
+	s.waitText("#match-total", group3(uint64(len(want))))
+	s.do("going Forward", chromedp.Evaluate[chromedp.Void](`history.forward()`, chromedp.EvalIgnoreExceptions))
+	s.waitFilter(pin, "", solver.Filter{})
+	s.waitRange(fmt.Sprintf("Solutions 1–%d of %d", size, len(all)))
 
 	// --- a filter the page cannot use falls back to none, and says so -------
 	for _, c := range []struct{ where, says string }{
