@@ -314,11 +314,6 @@ const Q_MATCH = `query Match($n: Int!, $where: SolutionFilter!) {
   count(n: $n, where: $where) { total unique source }
 }`;
 
-// The try-it board's completion: its queens pinned, the other rows filled.
-const Q_COMPLETE = `query Complete($n: Int!, $queens: [SquareInput!]) {
-  complete(n: $n, queens: $queens) { state placement reason }
-}`;
-
 const Q_DETAILS = `query Details($p: [Int!]!) {
   solution(placement: $p) {
     n placement compact chess rows rank uniqueRank isCanonical orbitSize svg(size: 360)
@@ -1227,7 +1222,6 @@ let vstate = { n: 0, cols: [] };
 let vseq = 0;
 
 function resetValidator(n) {
-  clearCompletion();
   const ok = Number.isInteger(n) && n >= 1 && n <= API_MAX_N;
   vstate = { n: ok ? n : 0, cols: ok ? Array(n).fill(-1) : [] };
   buildValidator();
@@ -1236,7 +1230,6 @@ function resetValidator(n) {
 
 function loadIntoValidator(p) {
   if (p.length !== vstate.n) return;
-  clearCompletion();
   vstate.cols = [...p];
   updateValidator();
 }
@@ -1284,13 +1277,11 @@ function gridKeys(sel, size) {
 gridKeys('#vboard', () => vstate.n);
 
 function toggle(r, c) {
-  clearCompletion();
   vstate.cols[r] = vstate.cols[r] === c ? -1 : c;
   updateValidator();
 }
 
 $('#vclear').addEventListener('click', () => {
-  clearCompletion();
   vstate.cols = Array(vstate.n).fill(-1);
   updateValidator();
 });
@@ -1387,60 +1378,6 @@ async function updateValidator() {
     verdict.replaceChildren(el('code', { class: 'code', text: err.code || 'CLIENT' }), ' ', err.message);
   }
 }
-
-// ---------------------------------------------------------------- complete
-
-let cseq = 0; // the completion asked for last
-
-function clearCompletion() {
-  cseq++;
-  const out = $('#vcomplete-result');
-  out.hidden = true;
-  out.replaceChildren();
-}
-
-// completeBoard asks the server to complete the try-it board: its queens
-// stay where they are, the empty rows get one each. A completed board
-// goes on the board (where the server checks it as any other); a board
-// that cannot be completed, or could not be within the server's time
-// budget, says why.
-async function completeBoard() {
-  const { n, cols } = vstate;
-  if (!n) return;
-  clearCompletion();
-  const seq = cseq;
-  const out = $('#vcomplete-result');
-  const queens = cols.flatMap((c, r) => (c >= 0 ? [{ row: r, col: c }] : []));
-  out.className = 'vcomplete';
-  out.textContent = 'Completing…';
-  out.hidden = false;
-  try {
-    const { data } = await gql(Q_COMPLETE, { n, queens });
-    if (seq !== cseq) return;
-    const c = data.complete;
-    if (c.state === 'COMPLETED') {
-      vstate.cols = [...c.placement];
-      updateValidator();
-      out.className = 'vcomplete ok';
-      out.replaceChildren(el('strong', { text: 'Completed. ' }), queens.length === n
-        ? 'The board was full already.'
-        : `The server placed ${plural(n - queens.length, 'queen')} around ${queens.length ? `your ${plural(queens.length, 'queen')}` : 'an empty board'}.`);
-    } else if (c.state === 'IMPOSSIBLE') {
-      out.className = 'vcomplete bad';
-      out.replaceChildren(el('strong', { text: 'It cannot be completed: ' }), el('span', { id: 'vcomplete-reason', text: c.reason || 'no solution has these queens' }), '.');
-    } else {
-      out.className = 'vcomplete warn';
-      out.replaceChildren(el('strong', { text: 'Not known: ' }), el('span', { id: 'vcomplete-reason', text: c.reason || 'the server ran out of time' }), '.');
-    }
-    out.dataset.state = c.state;
-  } catch (err) {
-    if (seq !== cseq) return;
-    out.className = 'vcomplete bad';
-    out.replaceChildren(el('code', { class: 'code', text: err.code || 'CLIENT' }), ' ', err.message);
-  }
-}
-
-$('#vcomplete').addEventListener('click', completeBoard);
 
 // ---------------------------------------------------------------- filter board
 
