@@ -429,6 +429,29 @@ func (ec *executionContext) fieldContext_Board_error(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Board", field, true, false, "String")
 }
 
+func (ec *executionContext) _Board_requestedBy(ctx context.Context, field graphql.CollectedField, obj *Board) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Board_requestedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestedBy(ctx), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Board_requestedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Board", field, true, false, "String")
+}
+
 func (ec *executionContext) _Board_solutions(ctx context.Context, field graphql.CollectedField, obj *Board) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1133,6 +1156,12 @@ func (ec *executionContext) _Board(ctx context.Context, sel ast.SelectionSet, ob
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Board_error(ctx, field, obj)
+				})
+		case "requestedBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Board_requestedBy(ctx, field, obj)
 				})
 		case "solutions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -145,6 +145,18 @@ func TestCompleteUnknownWhenBudgetRunsOut(t *testing.T) {
 			t.Errorf("N=%d with a budget of 1ns: %+v, want UNKNOWN saying the solver time ran out", n, c)
 		}
 	}
+	// The field that searches second (the fields of a request take turns)
+	// finds the budget spent before it starts.
+	var two struct{ A, B completion }
+	b.Query(t, `{ a: complete(n: 20) { state placement reason } b: complete(n: 21) { state placement reason } }`, nil, &two)
+	for _, c := range []completion{two.A, two.B} {
+		if c.State != "UNKNOWN" || c.Reason == nil || !strings.Contains(*c.Reason, "solver time of 1ns") {
+			t.Errorf("two completions with a budget of 1ns: %+v, want UNKNOWN saying the solver time ran out", c)
+		}
+	}
+	if a, b := strings.Contains(*two.A.Reason, "before the search started"), strings.Contains(*two.B.Reason, "before the search started"); a == b {
+		t.Errorf("the completions say %q and %q; want the one that searched second to say the budget was spent before it started", *two.A.Reason, *two.B.Reason)
+	}
 }
 
 // TestCompleteRefusesBadInput: N out of range, squares off the board and

@@ -48,13 +48,14 @@ type SolutionSource interface {
 // Precomputer starts the background computation of a board (River jobs in
 // the precompute package).
 type Precomputer interface {
-	// Precompute asks for board N to be computed and kept: its solutions
-	// too when storeSolutions is true, only its counts when false, and as
-	// the server's storage limit says when nil. Asking for a board that is
-	// pending, running or done changes nothing. It returns the board's row
-	// after the request (EINVALID for a request it refuses, with the
+	// Precompute asks for board req.N to be computed and kept, on behalf
+	// of req.RequestedBy: its solutions too when storeSolutions is true,
+	// only its counts when false, and as the server's storage limit says
+	// when nil. Asking for a board that is pending, running or done
+	// changes nothing (not its requester either). It returns the board's
+	// row after the request (EINVALID for a request it refuses, with the
 	// reason).
-	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
 }
 
 // PendingPlans says whether pending boards will keep their solutions. The

@@ -120,6 +120,16 @@ func (b *Board) Error(ctx context.Context) *string {
 	return &e
 }
 
+// RequestedBy is who asked for the board's precompute.
+func (b *Board) RequestedBy(ctx context.Context) *string {
+	b.volatile(ctx) // an UNKNOWN board gets one when asked for
+	if b.row.RequestedBy == "" {
+		return nil
+	}
+	name := b.row.RequestedBy
+	return &name
+}
+
 // Progress is how far the precompute has come.
 func (b *Board) Progress(ctx context.Context) *Progress {
 	b.volatile(ctx)

@@ -15,7 +15,7 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type MutationResolver interface {
-	Precompute(ctx context.Context, n int, storeSolutions *bool) (*Board, error)
+	Precompute(ctx context.Context, n int, storeSolutions *bool, requestedBy *string) (*Board, error)
 }
 type SubscriptionResolver interface {
 	BoardProgress(ctx context.Context, n int) (<-chan *Board, error)
@@ -44,6 +44,14 @@ func (ec *executionContext) field_Mutation_precompute_args(ctx context.Context, 
 		return nil, err
 	}
 	args["storeSolutions"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestedBy",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["requestedBy"] = arg2
 	return args, nil
 }
 
@@ -75,7 +83,7 @@ func (ec *executionContext) _Mutation_precompute(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().Precompute(ctx, fc.Args["n"].(int), fc.Args["storeSolutions"].(*bool))
+			return ec.Resolvers.Mutation().Precompute(ctx, fc.Args["n"].(int), fc.Args["storeSolutions"].(*bool), fc.Args["requestedBy"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Board) graphql.Marshaler {

@@ -13,7 +13,7 @@ import (
 )
 
 // Precompute is the resolver for the precompute field.
-func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions *bool) (*Board, error) {
+func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions *bool, requestedBy *string) (*Board, error) {
 	if err := r.authorize(ctx); err != nil {
 		return nil, err
 	}
@@ -23,7 +23,11 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 	if r.opts.Precompute == nil {
 		return nil, newError(CodeUnavailable, "the precompute engine is not configured on this server (it runs without a store); boards are served from the solver")
 	}
-	b, err := r.opts.Precompute.Precompute(ctx, n, storeSolutions)
+	req := store.BoardRequest{N: n}
+	if requestedBy != nil {
+		req.RequestedBy = *requestedBy
+	}
+	b, err := r.opts.Precompute.Precompute(ctx, req, storeSolutions)
 	if err != nil {
 		return nil, dependencyError(ctx, fmt.Sprintf("asking for the precompute of N=%d", n), err)
 	}

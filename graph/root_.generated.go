@@ -43,6 +43,7 @@ type ComplexityRoot struct {
 		N               func(childComplexity int) int
 		PagesSource     func(childComplexity int) int
 		Progress        func(childComplexity int) int
+		RequestedBy     func(childComplexity int) int
 		Solutions       func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
 		State           func(childComplexity int) int
 		StoresSolutions func(childComplexity int) int
@@ -78,7 +79,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		Precompute func(childComplexity int, n int, storeSolutions *bool) int
+		Precompute func(childComplexity int, n int, storeSolutions *bool, requestedBy *string) int
 	}
 
 	OrbitClasses struct {
@@ -232,6 +233,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Board.Progress(childComplexity), true
+	case "Board.requestedBy":
+		if e.ComplexityRoot.Board.RequestedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Board.RequestedBy(childComplexity), true
 	case "Board.solutions":
 		if e.ComplexityRoot.Board.Solutions == nil {
 			break
@@ -394,7 +401,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.Precompute(childComplexity, args["n"].(int), args["storeSolutions"].(*bool)), true
+		return e.ComplexityRoot.Mutation.Precompute(childComplexity, args["n"].(int), args["storeSolutions"].(*bool), args["requestedBy"].(*string)), true
 
 	case "OrbitClasses.orbit1":
 		if e.ComplexityRoot.OrbitClasses.Orbit1 == nil {
@@ -991,6 +998,8 @@ func (ec *executionContext) childFields_Board(ctx context.Context, field graphql
 		return ec.fieldContext_Board_timings(ctx, field)
 	case "error":
 		return ec.fieldContext_Board_error(ctx, field)
+	case "requestedBy":
+		return ec.fieldContext_Board_requestedBy(ctx, field)
 	case "solutions":
 		return ec.fieldContext_Board_solutions(ctx, field)
 	case "uniqueSolutions":

@@ -25,6 +25,9 @@ type BoardArgs struct {
 	// StoreSolutions keeps every solution; false keeps the counts only,
 	// and the chunks are then the counter's tasks.
 	StoreSolutions bool `json:"store_solutions"`
+	// RequestedBy names who asked, for the board's row if the job makes
+	// it (the row is normally made by the request, before the job).
+	RequestedBy string `json:"requested_by,omitempty"`
 }
 
 // Kind implements river.JobArgs.

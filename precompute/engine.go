@@ -275,14 +275,17 @@ func (e *Engine[TTx]) Stop(ctx context.Context) error {
 // it in the jobs it fetches, and its row in the workers table.
 func (e *Engine[TTx]) ID() string { return e.id }
 
-// Precompute asks for board n to be computed and kept: every solution when
-// storeSolutions is true, only the counts when false, and as the storage
-// limit says when nil. It returns the board's row after the request. A
-// board that is running or done is returned unchanged, and no job is
-// queued; a pending or failed one gets a board job (one per N: River drops
-// a duplicate while one waits or runs), which plans it, or resumes a failed
-// one under its own plan.
-func (e *Engine[TTx]) Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error) {
+// Precompute asks for board req.N to be computed and kept: every solution
+// when storeSolutions is true, only the counts when false, and as the
+// storage limit says when nil. It returns the board's row after the
+// request. A board that is running or done is returned unchanged, and no
+// job is queued; a pending or failed one gets a board job (one per N:
+// River drops a duplicate while one waits or runs), which plans it, or
+// resumes a failed one under its own plan. req.RequestedBy is kept with
+// the board's row when this call makes it (the first request); asking
+// again changes no requester, as it changes no plan.
+func (e *Engine[TTx]) Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error) {
+	n := req.N
 	if n < 1 || n > MaxN {
 		return store.Board{}, store.Errorf(store.EINVALID, "the precompute takes N from 1 to %d, got %d", MaxN, n)
 	}
@@ -294,19 +297,18 @@ func (e *Engine[TTx]) Precompute(ctx context.Context, n int, storeSolutions *boo
 		}
 		stores = *storeSolutions
 	}
-	b, err := e.store.Board(ctx, n)
+	// A pending row at once, so that readers see the request (and who
+	// made it); the store checks the request, whether or not the row is
+	// new.
+	b, _, err := e.store.RequestBoard(ctx, req)
 	switch {
-	case err == nil && (b.State == store.Running || b.State == store.Done):
-		return b, nil
-	case store.ErrorCode(err) == store.ENOTFOUND:
-		// A pending row at once, so that readers see the request.
-		if b, _, err = e.store.RequestBoard(ctx, n); err != nil {
-			return store.Board{}, err
-		}
 	case err != nil:
 		return store.Board{}, err
+	case b.State == store.Running || b.State == store.Done:
+		return b, nil
 	}
-	if _, err := e.client.Insert(ctx, BoardArgs{N: n, StoreSolutions: stores}, nil); err != nil {
+	args := BoardArgs{N: n, StoreSolutions: stores, RequestedBy: req.RequestedBy}
+	if _, err := e.client.Insert(ctx, args, nil); err != nil {
 		return store.Board{}, fmt.Errorf("precompute: queueing the board job of N=%d: %w", n, err)
 	}
 	return b, nil
@@ -315,9 +317,9 @@ func (e *Engine[TTx]) Precompute(ctx context.Context, n int, storeSolutions *boo
 // plan is how board args are computed.
 func plan(a BoardArgs) store.BoardPlan {
 	if !a.StoreSolutions {
-		return store.BoardPlan{N: a.N, Tasks: true, TasksPerChunk: tasksPerChunk(a.N), SolverVersion: SolverVersion}
+		return store.BoardPlan{N: a.N, Tasks: true, TasksPerChunk: tasksPerChunk(a.N), SolverVersion: SolverVersion, RequestedBy: a.RequestedBy}
 	}
-	return store.BoardPlan{N: a.N, ChunkDepth: solver.DefaultChunkDepth(a.N), StoresSolutions: true, SolverVersion: SolverVersion}
+	return store.BoardPlan{N: a.N, ChunkDepth: solver.DefaultChunkDepth(a.N), StoresSolutions: true, SolverVersion: SolverVersion, RequestedBy: a.RequestedBy}
 }
 
 // tasksPerChunk is how many of the counter's tasks make a chunk of a

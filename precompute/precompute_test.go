@@ -65,11 +65,11 @@ func TestCountsOnlyBoard(t *testing.T) {
 			checkChunksOnce(t, b, n)
 		}
 		// Asking to store a board above the limit is refused.
-		_, err := b.engine.Precompute(b.ctx, 9, boolPtr(true))
+		_, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 9}, boolPtr(true))
 		if store.ErrorCode(err) != store.EINVALID {
 			t.Errorf("Precompute(9, store solutions) above the limit 8: %v, want EINVALID", err)
 		}
-		_, err = b.engine.Precompute(b.ctx, precompute.MaxN+1, nil)
+		_, err = b.engine.Precompute(b.ctx, store.BoardRequest{N: precompute.MaxN + 1}, nil)
 		if store.ErrorCode(err) != store.EINVALID {
 			t.Errorf("Precompute(%d): %v, want EINVALID", precompute.MaxN+1, err)
 		}
@@ -92,7 +92,7 @@ func TestAskAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, err := b.engine.Precompute(b.ctx, 7, nil); err != nil || again.State != store.Running || !again.UpdatedAt.Equal(running.UpdatedAt) {
+		if again, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 7}, nil); err != nil || again.State != store.Running || !again.UpdatedAt.Equal(running.UpdatedAt) {
 			t.Errorf("asking for a running board: %+v, %v; want it unchanged: %+v", again, err, running)
 		}
 		// Done.
@@ -101,12 +101,12 @@ func TestAskAgain(t *testing.T) {
 		boardtest.CheckCounts(t, done)
 		boardJobs, chunkJobs := len(b.jobs(t, precompute.KindBoard)), len(b.jobs(t, precompute.KindChunk))
 		for range 3 {
-			again, err := b.engine.Precompute(b.ctx, 9, nil)
+			again, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 9}, nil)
 			if err != nil || !again.UpdatedAt.Equal(done.UpdatedAt) || again.State != store.Done {
 				t.Errorf("asking for a done board: %+v, %v; want it unchanged: %+v", again, err, done)
 			}
 		}
-		if again, err := b.engine.Precompute(b.ctx, 7, boolPtr(false)); err != nil || again.State != store.Running || !again.UpdatedAt.Equal(running.UpdatedAt) {
+		if again, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 7}, boolPtr(false)); err != nil || again.State != store.Running || !again.UpdatedAt.Equal(running.UpdatedAt) {
 			t.Errorf("asking again for a running board: %+v, %v; want it unchanged", again, err)
 		}
 		if bj, cj := len(b.jobs(t, precompute.KindBoard)), len(b.jobs(t, precompute.KindChunk)); bj != boardJobs || cj != chunkJobs {
@@ -196,7 +196,7 @@ func TestFailingChunk(t *testing.T) {
 		}
 
 		faulty.refuse.Store(false)
-		if again, err := b.engine.Precompute(b.ctx, 8, nil); err != nil || again.State != store.Failed {
+		if again, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 8}, nil); err != nil || again.State != store.Failed {
 			t.Fatalf("asking for the failed board again: %+v, %v", again, err)
 		}
 		// The row goes back to running, then done.

@@ -39,7 +39,7 @@ func onBackends(t *testing.T, test func(t *testing.T, backend string)) {
 type engine interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
-	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 	ID() string
 }
@@ -152,7 +152,7 @@ func (b *bundle) start(t *testing.T) {
 func (b *bundle) ask(t *testing.T, ns ...int) {
 	t.Helper()
 	for _, n := range ns {
-		if _, err := b.engine.Precompute(b.ctx, n, nil); err != nil {
+		if _, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: n}, nil); err != nil {
 			t.Fatalf("Precompute(%d): %v", n, err)
 		}
 	}

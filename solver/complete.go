@@ -57,7 +57,9 @@ var ErrNodeBudget = errors.New("node budget spent")
 // Budget bounds a completion's work.
 type Budget struct {
 	// Nodes bounds the search nodes (up to MaxSearchN) or the repair
-	// steps (above); 0 means no bound.
+	// steps (above); 0 means no bound. Above MaxSearchN, a board that has
+	// no completion but escapes the cheap proof is repaired until the
+	// bound or the context stops it: give one or the other.
 	Nodes uint64
 	// Checkpoint, when set, is called every few thousand nodes in the
 	// caller's goroutine; an error stops the search (answer Unknown). A
@@ -102,10 +104,9 @@ func Complete(ctx context.Context, n int, f Filter, budget Budget) (Completion, 
 	var c Completion
 	if n <= MaxSearchN {
 		c = completeSearch(n, f, g)
-	} else {
-		if c, ok := f.starvedLine(n); ok {
-			return c, nil
-		}
+	} else if proof, ok := f.starvedLine(n, g); ok {
+		c = proof
+	} else if g.stopped == nil {
 		c = completeRepair(n, f, g)
 	}
 	c.Nodes = g.nodes
@@ -169,14 +170,15 @@ type gauge struct {
 
 // step counts one node and reports whether the search may go on.
 func (g *gauge) step() bool {
+	if g.stopped != nil {
+		return false
+	}
 	g.nodes++
-	if g.budget.Nodes > 0 && g.nodes > g.budget.Nodes && g.stopped == nil {
+	if g.budget.Nodes > 0 && g.nodes > g.budget.Nodes {
 		g.stopped = ErrNodeBudget
+		return false
 	}
-	if g.stopped != nil || g.nodes&(checkEvery-1) != 0 {
-		return g.stopped == nil
-	}
-	return g.check()
+	return g.nodes&(checkEvery-1) != 0 || g.check()
 }
 
 // check looks at the context and the checkpoint.

@@ -333,3 +333,31 @@ func TestCompleteAlmostFullBoards(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteBudgetBoundsManyPins: half the rows of N=10,000 pinned (to
+// a constructed solution's columns) is work for the cheap proof and for
+// the repair alike; a node budget stops both, at the budget.
+func TestCompleteBudgetBoundsManyPins(t *testing.T) {
+	t.Parallel()
+	const n = solver.MaxCompleteN
+	p, err := solver.Solve(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f solver.Filter
+	for r := 0; r < n; r += 2 {
+		f.Queens = append(f.Queens, solver.Square{Row: r, Col: p[r]})
+	}
+	for _, budget := range []uint64{1000, 1 << 20} {
+		c, err := solver.Complete(context.Background(), n, f, solver.Budget{Nodes: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.State == solver.Completed:
+			checkCompleted(t, n, f, c)
+		case c.State != solver.Unknown || !errors.Is(c.Stopped, solver.ErrNodeBudget) || c.Nodes != budget+1:
+			t.Fatalf("budget %d: %v after %d nodes (%v, %s), want unknown at the budget", budget, c.State, c.Nodes, c.Stopped, c.Reason)
+		}
+	}
+}

@@ -6,9 +6,11 @@ import "fmt"
 // completed: a row without a pinned queen whose every square is blocked
 // or attacked by a pinned queen, or such a column. f is normal and free
 // of contradictions. It takes time proportional to the free rows and
-// columns times the pinned queens, plus the blocked squares.
-func (f Filter) starvedLine(n int) (Completion, bool) {
-	if r, ok := starvedRow(n, f.Queens, f.Empty); ok {
+// columns times the pinned queens, plus the blocked squares: a step of g
+// per pinned queen looked at, so that many pinned queens on a large board
+// stay within the budget (false when g stopped it).
+func (f Filter) starvedLine(n int, g *gauge) (Completion, bool) {
+	if r, ok := starvedRow(n, f.Queens, f.Empty, g); ok {
 		return Completion{State: Impossible, Reason: fmt.Sprintf("row %d has no square left: each is blocked or attacked by a pinned queen", r)}, true
 	}
 	// Columns are the rows of the transposed board.
@@ -19,14 +21,14 @@ func (f Filter) starvedLine(n int) (Completion, bool) {
 		}
 		return t
 	}
-	if c, ok := starvedRow(n, flip(f.Queens), flip(f.Empty)); ok {
+	if c, ok := starvedRow(n, flip(f.Queens), flip(f.Empty), g); ok {
 		return Completion{State: Impossible, Reason: fmt.Sprintf("column %d has no square left: each is blocked or attacked by a pinned queen", c)}, true
 	}
 	return Completion{}, false
 }
 
 // starvedRow returns a row without a queen that has no square left.
-func starvedRow(n int, queens, empty []Square) (int, bool) {
+func starvedRow(n int, queens, empty []Square, g *gauge) (int, bool) {
 	pinned := make([]bool, n)
 	for _, q := range queens {
 		pinned[q.Row] = true
@@ -50,6 +52,9 @@ func starvedRow(n int, queens, empty []Square) (int, bool) {
 			}
 		}
 		for _, q := range queens {
+			if !g.step() {
+				return 0, false
+			}
 			d := r - q.Row
 			take(q.Col)
 			take(q.Col + d)

@@ -52,7 +52,19 @@ type Board struct {
 	SolverVersion string
 	// LastError is the reason given to FailBoard; empty otherwise.
 	LastError string
-	UpdatedAt time.Time
+	// RequestedBy names who asked for the board (checkRequestedBy says
+	// what a name may be); empty when not known. The call that made the
+	// row wrote it, and nothing changes it after.
+	RequestedBy string
+	UpdatedAt   time.Time
+}
+
+// BoardRequest asks for board N to be computed (Store.RequestBoard).
+type BoardRequest struct {
+	N int
+	// RequestedBy names who asks; empty when not known. It is kept only
+	// by the request that makes the board's row: the first.
+	RequestedBy string
 }
 
 // BoardPlan is how a board is to be computed.
@@ -73,11 +85,15 @@ type BoardPlan struct {
 	TasksPerChunk   int
 	StoresSolutions bool
 	SolverVersion   string
+	// RequestedBy is written when PlanBoard makes the board's row (no
+	// request came first), as BoardRequest's.
+	RequestedBy string
 }
 
 // PlanOf is the plan board b was planned under, to resume it.
 func PlanOf(b Board, solverVersion string) BoardPlan {
-	return BoardPlan{N: b.N, ChunkDepth: b.ChunkDepth, Tasks: b.Tasks, StoresSolutions: b.StoresSolutions, SolverVersion: solverVersion}
+	return BoardPlan{N: b.N, ChunkDepth: b.ChunkDepth, Tasks: b.Tasks, StoresSolutions: b.StoresSolutions,
+		SolverVersion: solverVersion, RequestedBy: b.RequestedBy}
 }
 
 // ChunkRecord is the row of one chunk of a board.

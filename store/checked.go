@@ -45,11 +45,11 @@ func (c checked) Boards(ctx context.Context) ([]Board, error) {
 	return bs, c.err(err)
 }
 
-func (c checked) RequestBoard(ctx context.Context, n int) (Board, bool, error) {
-	if err := checkN(n); err != nil {
+func (c checked) RequestBoard(ctx context.Context, req BoardRequest) (Board, bool, error) {
+	if err := cmp.Or(checkN(req.N), checkRequestedBy(req.RequestedBy)); err != nil {
 		return Board{}, false, err
 	}
-	b, created, err := c.s.RequestBoard(ctx, n)
+	b, created, err := c.s.RequestBoard(ctx, req)
 	return b, created, c.err(err)
 }
 

@@ -45,10 +45,11 @@ type Store interface {
 	Board(ctx context.Context, n int) (Board, error)
 	// Boards returns every board row, by ascending N.
 	Boards(ctx context.Context) ([]Board, error)
-	// RequestBoard records that N should be computed: a pending row when N
-	// has none yet. created reports whether this call inserted it; an
-	// existing row is returned unchanged.
-	RequestBoard(ctx context.Context, n int) (b Board, created bool, err error)
+	// RequestBoard records that req.N should be computed: a pending row,
+	// with req.RequestedBy, when N has none yet. created reports whether
+	// this call inserted it; an existing row is returned unchanged (the
+	// first requester is kept).
+	RequestBoard(ctx context.Context, req BoardRequest) (b Board, created bool, err error)
 	// PlanBoard claims a board for computing: it inserts it, or moves a
 	// pending or failed one, to running with the plan's chunk rows, then
 	// runs onClaim (if not nil) in that same transaction. It is idempotent:

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/nqueens/nqueens/solver"
@@ -42,8 +43,37 @@ func checkPlan(p BoardPlan) error {
 	if p.Tasks && (p.StoresSolutions || p.ChunkDepth != 0) {
 		return Errorf(EINVALID, "a plan by tasks keeps counts only and has chunk depth 0; got stores solutions %t, depth %d", p.StoresSolutions, p.ChunkDepth)
 	}
+	if err := checkRequestedBy(p.RequestedBy); err != nil {
+		return err
+	}
 	if p.SolverVersion == "" || len(p.SolverVersion) > 200 || !utf8.ValidString(p.SolverVersion) {
 		return Errorf(EINVALID, "solver version must be 1 to 200 bytes of UTF-8, got %q", p.SolverVersion)
+	}
+	return nil
+}
+
+// MaxRequestedByLen is the longest name a board's requester may have, in
+// characters: a user name or an e-mail address fits, a paragraph does not.
+const MaxRequestedByLen = 100
+
+// checkRequestedBy checks the name of who asked for a board: empty (not
+// known), or up to MaxRequestedByLen printable characters of UTF-8 (no
+// control characters, no line breaks), which the viewer and a psql
+// listing show as they are.
+func checkRequestedBy(name string) error {
+	if name == "" {
+		return nil
+	}
+	if !utf8.ValidString(name) {
+		return Errorf(EINVALID, "requested by must be UTF-8 text, got %q", name)
+	}
+	if n := utf8.RuneCountInString(name); n > MaxRequestedByLen {
+		return Errorf(EINVALID, "requested by is at most %d characters, got %d", MaxRequestedByLen, n)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return Errorf(EINVALID, "requested by must be printable text (letters, digits, punctuation, spaces; no control characters or line breaks), got %q", name)
+		}
 	}
 	return nil
 }

@@ -629,6 +629,27 @@ func TestViewerInBrowser(t *testing.T) {
 	}
 	s.placeQueen(cols, 1, 1) // on the queen of a8's diagonal
 	s.waitText("#vthreats", "Two queens attack each other: a8 and b7.")
+
+	// --- "complete this board": impossible, then completed around a queen ------
+	s.do("asking to complete a board whose queens attack each other", chromedp.Click("#vcomplete"))
+	s.wait("the completion says it is impossible", `document.querySelector('#vcompletion').dataset.state === 'bad' && document.querySelector('#vcompletion-reason') !== null`)
+	if got, want := s.text("#vcompletion-reason"), "the pinned queens at (row 0, col 0) and (row 1, col 1) attack each other"; got != want {
+		s.fail("the completion's reason is %q, want %q", got, want)
+	}
+	s.waitMarks(cols)        // the board is left as it was
+	s.placeQueen(cols, 1, 1) // taken away: only a8 is left
+	s.wait("a change to the board clears the completion", `document.querySelector('#vcompletion').textContent === ''`)
+	s.do("asking to complete the board around a8", chromedp.Click("#vcomplete"))
+	s.wait("the board is completed and checked", `document.querySelector('#vcompletion').dataset.state === 'ok' && document.querySelector('#verdict').classList.contains('ok')`)
+	if got, want := s.text("#vcompletion"), "Completed keeping your 1 queen."; got != want {
+		s.fail("the completion says %q, want %q", got, want)
+	}
+	var completed []int
+	s.eval(`[...document.querySelectorAll('#vboard .vrow')].map((row) => [...row.querySelectorAll('.sq')].findIndex((b) => b.classList.contains('queen')))`, &completed)
+	if err := solver.ValidateN(8, completed); err != nil || completed[0] != 0 {
+		s.fail("the completed board shows %v: want a solution with the queen on a8 (%v)", completed, err)
+	}
+	s.screenshot("complete")
 	s.do("clearing the board", chromedp.Click("#vclear"))
 	cols = []int{-1, -1, -1, -1, -1, -1, -1, -1}
 	s.waitMarks(cols)

@@ -341,6 +341,20 @@ func TestPlaygroundExamples(t *testing.T) {
 					t.Errorf("Validate: %s", r.Data)
 				}
 			},
+			"Complete": func() {
+				var completed struct {
+					State     string
+					Placement []int
+				}
+				var impossible, large struct{ State string }
+				_ = json.Unmarshal(data["completed"], &completed)
+				_ = json.Unmarshal(data["impossible"], &impossible)
+				_ = json.Unmarshal(data["large"], &large)
+				if completed.State != "COMPLETED" || solver.Validate(completed.Placement) != nil || len(completed.Placement) != 8 || completed.Placement[0] != 0 ||
+					impossible.State != "IMPOSSIBLE" || large.State != "COMPLETED" {
+					t.Errorf("Complete: %s", r.Data)
+				}
+			},
 		}
 		if f := check[op.Name]; f != nil {
 			f()

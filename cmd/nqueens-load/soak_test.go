@@ -27,11 +27,11 @@ type askedBoards struct {
 	ns []int
 }
 
-func (a *askedBoards) Precompute(_ context.Context, n int, _ *bool) (store.Board, error) {
+func (a *askedBoards) Precompute(_ context.Context, req store.BoardRequest, _ *bool) (store.Board, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.ns = append(a.ns, n)
-	return store.Board{N: n, State: store.Pending}, nil
+	a.ns = append(a.ns, req.N)
+	return store.Board{N: req.N, State: store.Pending}, nil
 }
 
 // TestSoak runs a short soak against the real server on a SQLite store

@@ -15,9 +15,16 @@ import (
 )
 
 const (
-	precomputeSynopsis = "RANGE [--wait] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
+	precomputeSynopsis = "RANGE [--wait] [--requested-by NAME] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
 	envWait            = "NQUEENS_PRECOMPUTE_WAIT"
+	envRequestedBy     = "NQUEENS_REQUESTED_BY"
 )
+
+// precomputeEnv are the environment twins of precompute's own flags.
+var precomputeEnv = []envFlag{
+	{"wait", envWait, ""},
+	{"requested-by", envRequestedBy, ""},
+}
 
 // runPrecompute asks for the boards of RANGE (e.g. 1-16, or 8,10,12-14):
 // each gets a board job, unless it is running or done already. Without
@@ -34,6 +41,7 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	// Warnings and errors only by default: the progress is on stdout.
 	logFlags := addLogFlags(fs, slog.LevelWarn)
 	wait := fs.Bool("wait", false, "work the jobs here too and show the progress until the boards are done ($"+envWait+")")
+	requestedBy := fs.String("requested-by", "", "`NAME` recorded as who asked for the boards this call asks for first; default: $USER; \"\": not known ($"+envRequestedBy+")")
 	if err := setFromEnv(fs, c.lookupEnv); err != nil {
 		return err
 	}
@@ -58,6 +66,9 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	if !isSet(fs, "requested-by") {
+		*requestedBy, _ = c.lookupEnv("USER")
+	}
 	db, err := dbFlags.database()
 	if err != nil {
 		return err
@@ -81,7 +92,7 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	}
 	boards := make([]store.Board, len(ns))
 	for i, n := range ns {
-		if boards[i], err = j.Precompute(ctx, n, nil); err != nil {
+		if boards[i], err = j.Precompute(ctx, store.BoardRequest{N: n, RequestedBy: *requestedBy}, nil); err != nil {
 			return fmt.Errorf("asking for board %d: %w", n, err)
 		}
 	}

@@ -33,7 +33,7 @@ var commonEnv = []envFlag{
 // envTwins are all the flags with an environment twin. A flag has the
 // same twin in every command that defines it.
 func envTwins() []envFlag {
-	return slices.Concat(commonEnv, serveEnv, workerEnv, healthcheckEnv, []envFlag{{"wait", envWait, ""}})
+	return slices.Concat(commonEnv, serveEnv, workerEnv, healthcheckEnv, precomputeEnv)
 }
 
 // setFromEnv sets the flags of fs that have a twin in the environment

@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/nqueens/internal/buildinfo"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -35,7 +36,7 @@ func TestDatabaseMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := sqlitetest.OpenTemp(t)
-	if _, _, err := st.RequestBoard(ctx, 9); err != nil {
+	if _, _, err := st.RequestBoard(ctx, store.BoardRequest{N: 9}); err != nil {
 		t.Fatal(err)
 	}
 	m := metrics.New()

@@ -36,7 +36,7 @@ import (
 type engine interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
-	Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error)
+	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 }
 

@@ -47,12 +47,12 @@ func (l *lateStore) Boards(ctx context.Context) ([]store.Board, error) {
 	return st.Boards(ctx)
 }
 
-func (l *lateStore) RequestBoard(ctx context.Context, n int) (store.Board, bool, error) {
+func (l *lateStore) RequestBoard(ctx context.Context, req store.BoardRequest) (store.Board, bool, error) {
 	st, err := l.get()
 	if err != nil {
 		return store.Board{}, false, err
 	}
-	return st.RequestBoard(ctx, n)
+	return st.RequestBoard(ctx, req)
 }
 
 func (l *lateStore) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (store.Board, bool, error) {

@@ -40,8 +40,11 @@ func TestLateStore(t *testing.T) {
 				r, err := s.Rank(ctx, 6, solver.Placement{4, 2, 0, 5, 3, 1}, false)
 				return answer{Value: r}, err
 			},
-			"Ping":         func() (answer, error) { return answer{}, s.Ping(ctx) },
-			"RequestBoard": func() (answer, error) { b, created, err := s.RequestBoard(ctx, 6); return answer{b, created}, err },
+			"Ping": func() (answer, error) { return answer{}, s.Ping(ctx) },
+			"RequestBoard": func() (answer, error) {
+				b, created, err := s.RequestBoard(ctx, store.BoardRequest{N: 6})
+				return answer{b, created}, err
+			},
 			"PlanBoard": func() (answer, error) {
 				b, claimed, err := s.PlanBoard(ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil)
 				return answer{b, claimed}, err
@@ -69,7 +72,7 @@ func TestLateStore(t *testing.T) {
 
 	st := sqlitetest.OpenTemp(t)
 	storetest.Load(ctx, t, st, 6, 1)
-	if _, _, err := st.RequestBoard(ctx, 5); err != nil {
+	if _, _, err := st.RequestBoard(ctx, store.BoardRequest{N: 5}); err != nil {
 		t.Fatal(err)
 	}
 	l.set(st)

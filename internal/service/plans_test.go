@@ -71,11 +71,11 @@ func TestPendingBoardStoresSolutions(t *testing.T) {
 		n      int
 		stores *bool
 	}{{9, nil}, {8, &no}, {11, nil}, {8, &yes}} { // N=8 asked again: the first choice stands
-		if b, err := j.Precompute(ctx, ask.n, ask.stores); err != nil || b.State != store.Pending {
+		if b, err := j.Precompute(ctx, store.BoardRequest{N: ask.n}, ask.stores); err != nil || b.State != store.Pending {
 			t.Fatalf("Precompute(%d): %+v, %v", ask.n, b, err)
 		}
 	}
-	if _, _, err := st.RequestBoard(ctx, 7); err != nil { // pending, and no job
+	if _, _, err := st.RequestBoard(ctx, store.BoardRequest{N: 7}); err != nil { // pending, and no job
 		t.Fatal(err)
 	}
 	if b, err := st.Board(ctx, 9); err != nil || b.StoresSolutions {
@@ -96,7 +96,7 @@ func TestPendingBoardStoresSolutions(t *testing.T) {
 		t.Error("board(n: 9) while pending: storesSolutions false; its job keeps the solutions")
 	}
 
-	if _, err := j.Precompute(ctx, 7, nil); err != nil { // the worker plans boards with a job
+	if _, err := j.Precompute(ctx, store.BoardRequest{N: 7}, nil); err != nil { // the worker plans boards with a job
 		t.Fatal(err)
 	}
 	if err := j.Start(context.WithoutCancel(ctx)); err != nil {

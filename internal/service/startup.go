@@ -145,7 +145,7 @@ func (u *Startup) state() (store.Store, *serveWorkers, error) {
 
 // Precompute implements graph.Precomputer for the precompute mutation:
 // UNAVAILABLE until the workers run.
-func (u *Startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (store.Board, error) {
+func (u *Startup) Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error) {
 	_, w, _ := u.state()
 	if w == nil {
 		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers start once the database is reachable")
@@ -154,7 +154,7 @@ func (u *Startup) Precompute(ctx context.Context, n int, storeSolutions *bool) (
 	if p == nil {
 		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
 	}
-	return p.Precompute(ctx, n, storeSolutions)
+	return p.Precompute(ctx, req, storeSolutions)
 }
 
 // StoresSolutions implements graph.PendingPlans for the API: from the

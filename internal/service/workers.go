@@ -113,7 +113,7 @@ func startWorkers(ctx context.Context, st store.Store, cfg precompute.Config, li
 	if len(ns) > 0 {
 		go func() {
 			for _, n := range ns {
-				if _, err := j.Precompute(ctx, n, nil); err != nil {
+				if _, err := j.Precompute(ctx, store.BoardRequest{N: n}, nil); err != nil {
 					if ctx.Err() != nil {
 						return // shutting down
 					}

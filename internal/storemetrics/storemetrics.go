@@ -65,9 +65,9 @@ func (s *Store) Boards(ctx context.Context) (_ []store.Board, err error) {
 	return s.next.Boards(ctx)
 }
 
-func (s *Store) RequestBoard(ctx context.Context, n int) (_ store.Board, _ bool, err error) {
+func (s *Store) RequestBoard(ctx context.Context, req store.BoardRequest) (_ store.Board, _ bool, err error) {
 	defer s.measure("RequestBoard")(&err)
-	return s.next.RequestBoard(ctx, n)
+	return s.next.RequestBoard(ctx, req)
 }
 
 func (s *Store) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (_ store.Board, _ bool, err error) {

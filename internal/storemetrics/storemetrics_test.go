@@ -21,7 +21,7 @@ func TestStoreMetrics(t *testing.T) {
 	s := storemetrics.New(st, reg)
 	defer s.Close()
 
-	if _, _, err := s.RequestBoard(ctx, 6); err != nil {
+	if _, _, err := s.RequestBoard(ctx, store.BoardRequest{N: 6}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := s.Board(ctx, 6); err != nil || b.State != store.Pending {

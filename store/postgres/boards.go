@@ -17,7 +17,7 @@ import (
 const boardColumns = `n, state, stores_solutions,
 	total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes,
 	chunk_depth, chunk_kind = 'task', chunks_total, chunks_done, solutions_done,
-	started_at, finished_at, duration_seconds, solver_version, last_error, updated_at`
+	started_at, finished_at, duration_seconds, solver_version, last_error, requested_by, updated_at`
 
 func scanBoard(row pgx.Row) (store.Board, error) {
 	var (
@@ -28,12 +28,13 @@ func scanBoard(row pgx.Row) (store.Board, error) {
 		started, finished   *time.Time
 		duration            *float64
 		lastError           *string
+		requestedBy         *string
 		n, depth            int16
 		chunksTot, chunksOK int32
 	)
 	dest := append([]any{&n, &state, &b.StoresSolutions}, counts.Dest()...)
 	dest = append(dest, &depth, &b.Tasks, &chunksTot, &chunksOK, &solutionsDone,
-		&started, &finished, &duration, &b.SolverVersion, &lastError, &b.UpdatedAt)
+		&started, &finished, &duration, &b.SolverVersion, &lastError, &requestedBy, &b.UpdatedAt)
 	if err := row.Scan(dest...); err != nil {
 		return store.Board{}, err
 	}
@@ -51,6 +52,9 @@ func scanBoard(row pgx.Row) (store.Board, error) {
 	}
 	if lastError != nil {
 		b.LastError = *lastError
+	}
+	if requestedBy != nil {
+		b.RequestedBy = *requestedBy
 	}
 	b.UpdatedAt = b.UpdatedAt.UTC()
 	return b, nil
@@ -87,22 +91,25 @@ func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
-func (s *queries) RequestBoard(ctx context.Context, n int) (store.Board, bool, error) {
-	b, err := scanBoard(s.pool.QueryRow(ctx,
-		`INSERT INTO boards (n) VALUES ($1) ON CONFLICT (n) DO NOTHING RETURNING `+boardColumns, n))
+func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (store.Board, bool, error) {
+	b, err := scanBoard(s.pool.QueryRow(ctx, insertBoard+` RETURNING `+boardColumns, req.N, req.RequestedBy))
 	if errors.Is(err, pgx.ErrNoRows) {
-		b, err = board(ctx, s.pool, n, "")
+		b, err = board(ctx, s.pool, req.N, "")
 		return b, false, err
 	}
 	return b, err == nil, err
 }
+
+// insertBoard makes the pending row of N ($1) requested by $2 (NULL for
+// ""), unless N has a row: the first requester is kept.
+const insertBoard = `INSERT INTO boards (n, requested_by) VALUES ($1, NULLIF($2, '')) ON CONFLICT (n) DO NOTHING`
 
 // PlanBoard claims a board for computing; see store.Store.
 func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// A pending row first, so that concurrent planners meet on the row
 		// lock below instead of racing to insert.
-		if _, err := tx.Exec(ctx, `INSERT INTO boards (n) VALUES ($1) ON CONFLICT (n) DO NOTHING`, plan.N); err != nil {
+		if _, err := tx.Exec(ctx, insertBoard, plan.N, plan.RequestedBy); err != nil {
 			return err
 		}
 		if b, err = board(ctx, tx, plan.N, "FOR UPDATE"); err != nil {

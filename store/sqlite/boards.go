@@ -16,7 +16,7 @@ import (
 const boardColumns = `n, state, stores_solutions,
 	total_solutions, unique_solutions, orbit1_classes, orbit2_classes, orbit4_classes, orbit8_classes,
 	chunk_depth, chunk_kind = 'task', chunks_total, chunks_done, solutions_done,
-	started_at, finished_at, duration_seconds, solver_version, last_error, updated_at`
+	started_at, finished_at, duration_seconds, solver_version, last_error, requested_by, updated_at`
 
 // scanner is what *sql.Row and *sql.Rows have in common.
 type scanner interface{ Scan(dest ...any) error }
@@ -29,17 +29,17 @@ func scanBoard(row scanner) (store.Board, error) {
 		solutionsDone              int64
 		started, finished, updated sql.NullString
 		duration                   sql.NullFloat64
-		lastError                  sql.NullString
+		lastError, requestedBy     sql.NullString
 	)
 	dest := append([]any{&b.N, &state, &b.StoresSolutions}, counts.Dest()...)
 	dest = append(dest, &b.ChunkDepth, &b.Tasks, &b.ChunksTotal, &b.ChunksDone, &solutionsDone,
-		&started, &finished, &duration, &b.SolverVersion, &lastError, &updated)
+		&started, &finished, &duration, &b.SolverVersion, &lastError, &requestedBy, &updated)
 	if err := row.Scan(dest...); err != nil {
 		return store.Board{}, err
 	}
 	b.State, b.Counts, b.SolutionsDone = store.BoardState(state), counts.Counts(), uint64(solutionsDone)
 	b.Duration = time.Duration(duration.Float64 * float64(time.Second))
-	b.LastError = lastError.String
+	b.LastError, b.RequestedBy = lastError.String, requestedBy.String
 	var err error
 	if b.StartedAt, err = parseTime(started); err == nil {
 		if b.FinishedAt, err = parseTime(finished); err == nil {
@@ -87,9 +87,9 @@ func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
 }
 
 // RequestBoard inserts a pending row for N unless it has one.
-func (s *queries) RequestBoard(ctx context.Context, n int) (b store.Board, created bool, err error) {
+func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (b store.Board, created bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO boards (n, updated_at) VALUES (?, ?) ON CONFLICT (n) DO NOTHING`, n, now())
+		res, err := tx.ExecContext(ctx, insertBoard, req.N, req.RequestedBy, now())
 		if err != nil {
 			return err
 		}
@@ -98,17 +98,22 @@ func (s *queries) RequestBoard(ctx context.Context, n int) (b store.Board, creat
 			return err
 		}
 		created = inserted == 1
-		b, err = board(ctx, tx, n)
+		b, err = board(ctx, tx, req.N)
 		return err
 	})
 	return b, created, err
 }
 
+// insertBoard makes the pending row of N requested by a name (NULL for
+// ""), updated at a time, unless N has a row: the first requester is
+// kept.
+const insertBoard = `INSERT INTO boards (n, requested_by, updated_at) VALUES (?, NULLIF(?, ''), ?) ON CONFLICT (n) DO NOTHING`
+
 // PlanBoard claims a board for computing; see store.Store.
 func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO boards (n, updated_at) VALUES (?, ?) ON CONFLICT (n) DO NOTHING`, plan.N, t); err != nil {
+		if _, err := tx.ExecContext(ctx, insertBoard, plan.N, plan.RequestedBy, t); err != nil {
 			return err
 		}
 		if b, err = board(ctx, tx, plan.N); err != nil {

@@ -106,7 +106,7 @@ func TestLockedIsUnavailable(t *testing.T) {
 			defer conn.ExecContext(context.Background(), "ROLLBACK")
 
 			start := time.Now()
-			_, _, err = s.RequestBoard(t.Context(), 6)
+			_, _, err = s.RequestBoard(t.Context(), store.BoardRequest{N: 6})
 			if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
 				t.Errorf("a write while another process holds the lock: %q (%v), want %q", code, err, store.EUNAVAILABLE)
 			}

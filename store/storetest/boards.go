@@ -14,11 +14,11 @@ import (
 func testBoardLifecycle(t *testing.T, b *bundle) {
 	const n = 7
 	ctx, s := b.ctx, b.store
-	pending, created, err := s.RequestBoard(ctx, n)
+	pending, created, err := s.RequestBoard(ctx, store.BoardRequest{N: n})
 	if err != nil || !created || pending.State != store.Pending || pending.N != n || pending.Counts != nil || !pending.StartedAt.IsZero() {
 		t.Fatalf("RequestBoard: %+v, created %t, %v; want a new pending board", pending, created, err)
 	}
-	if again, created, err := s.RequestBoard(ctx, n); err != nil || created || again.State != store.Pending {
+	if again, created, err := s.RequestBoard(ctx, store.BoardRequest{N: n}); err != nil || created || again.State != store.Pending {
 		t.Fatalf("RequestBoard again: %+v, created %t, %v; want the same pending board", again, created, err)
 	}
 
@@ -131,7 +131,7 @@ func testBadInput(t *testing.T, b *bundle) {
 	for _, n := range []int{0, -1, solver.MaxSearchN + 1} {
 		_, err := s.Board(ctx, n)
 		wantCode(t, err, store.EINVALID, "Board(n out of range)")
-		_, _, err = s.RequestBoard(ctx, n)
+		_, _, err = s.RequestBoard(ctx, store.BoardRequest{N: n})
 		wantCode(t, err, store.EINVALID, "RequestBoard(n out of range)")
 		_, err = s.Page(ctx, store.PageRequest{N: n, Limit: 1})
 		wantCode(t, err, store.EINVALID, "Page(n out of range)")

@@ -26,7 +26,7 @@ func testClosedStore(t *testing.T, b *bundle) {
 	calls := map[string]func() error{
 		"Board":        func() error { _, err := s.Board(ctx, 6); return err },
 		"Boards":       func() error { _, err := s.Boards(ctx); return err },
-		"RequestBoard": func() error { _, _, err := s.RequestBoard(ctx, 7); return err },
+		"RequestBoard": func() error { _, _, err := s.RequestBoard(ctx, store.BoardRequest{N: 7}); return err },
 		"PlanBoard": func() error {
 			_, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 7, ChunkDepth: 2, StoresSolutions: true, SolverVersion: SolverVersion}, nil)
 			return err

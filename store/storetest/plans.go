@@ -166,7 +166,7 @@ func testPlanHook(t *testing.T, b *bundle) {
 func testTouchBoard(t *testing.T, b *bundle) {
 	ctx, s := b.ctx, b.store
 	wantCode(t, s.TouchBoard(ctx, 9), store.ENOTFOUND, "TouchBoard of an unknown board")
-	pending, _, err := s.RequestBoard(ctx, 9)
+	pending, _, err := s.RequestBoard(ctx, store.BoardRequest{N: 9})
 	if err != nil {
 		t.Fatal(err)
 	}

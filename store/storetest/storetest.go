@@ -65,6 +65,7 @@ func Run(t *testing.T, b Backend) {
 		{"TouchBoard", testTouchBoard},
 		{"Workers", testWorkers},
 		{"BoardLifecycle", testBoardLifecycle},
+		{"RequestedBy", testRequestedBy},
 		{"BoardWithoutChunks", testBoardWithoutChunks},
 		{"BadInput", testBadInput},
 		{"MigrationsUpDownUp", testMigrationsUpDownUp},

@@ -249,7 +249,7 @@ function subscribe(query, variables, { onNext, onDone, onLost, onError }) {
 }
 
 const BOARD_FIELDS = `
-  n state storesSolutions pagesSource countsSource error
+  n state storesSolutions pagesSource countsSource error requestedBy
   total unique
   progress { fraction chunksDone chunksTotal solutionsFound etaSeconds }
   timings { requestedAt startedAt finishedAt durationSeconds }`;
@@ -266,7 +266,9 @@ const Q_BOARD = `query Board($n: Int!) { board(n: $n) { ${BOARD_FIELDS} } }`;
 
 const S_PROGRESS = `subscription Progress($n: Int!) { boardProgress(n: $n) { ${BOARD_FIELDS} } }`;
 
-const M_PRECOMPUTE = `mutation Precompute($n: Int!) { precompute(n: $n) { ${BOARD_FIELDS} } }`;
+const M_PRECOMPUTE = `mutation Precompute($n: Int!, $requestedBy: String) {
+  precompute(n: $n, requestedBy: $requestedBy) { ${BOARD_FIELDS} }
+}`;
 
 function itemFields(mode) {
   return `placement compact isCanonical orbitSize ${mode === 'unique' ? 'uniqueRank' : 'rank'} svg(size: ${BOARD_PX})`;
@@ -330,6 +332,12 @@ const Q_VALIDATE = `query Validate($p: [Int!]!, $n: Int) {
     compact rank uniqueRank isCanonical orbitSize
     canonical { placement compact uniqueRank }
   }
+}`;
+
+// The try-it board's completion: the queens placed so far kept, the other
+// rows filled by the server, or why that cannot be done.
+const Q_COMPLETE = `query Complete($n: Int!, $queens: [SquareInput!]) {
+  complete(n: $n, queens: $queens) { state placement reason }
 }`;
 
 // ---------------------------------------------------------------- view state
@@ -579,6 +587,10 @@ function renderSummary(board, counts, ms) {
     $('#classes').textContent = '';
   }
 
+  const by = $('#requested-by');
+  by.hidden = !board.requestedBy;
+  by.textContent = board.requestedBy ? `requested by ${board.requestedBy}` : '';
+
   const running = board.state === 'RUNNING' || board.state === 'PENDING';
   $('#progress-box').hidden = !running;
   if (running) {
@@ -654,7 +666,9 @@ $('#precompute-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
   const n = view.n;
   try {
-    const { data } = await gql(M_PRECOMPUTE, { n }, { method: 'POST', headers: { Authorization: 'Bearer ' + $('#token').value } });
+    // An empty name is no name: the board's requester stays unknown.
+    const requestedBy = $('#requester').value.trim() || null;
+    const { data } = await gql(M_PRECOMPUTE, { n, requestedBy }, { method: 'POST', headers: { Authorization: 'Bearer ' + $('#token').value } });
     clearError('precompute');
     renderSummary(data.precompute, summary);
     follow(n, data.precompute);
@@ -1220,10 +1234,13 @@ function renderDetails(s) {
 
 let vstate = { n: 0, cols: [] };
 let vseq = 0;
+let cseq = 0; // the completion asked last; a change to the board forgets it
 
 function resetValidator(n) {
   const ok = Number.isInteger(n) && n >= 1 && n <= API_MAX_N;
   vstate = { n: ok ? n : 0, cols: ok ? Array(n).fill(-1) : [] };
+  cseq++;
+  showCompletion(null);
   buildValidator();
   updateValidator();
 }
@@ -1231,6 +1248,8 @@ function resetValidator(n) {
 function loadIntoValidator(p) {
   if (p.length !== vstate.n) return;
   vstate.cols = [...p];
+  cseq++;
+  showCompletion(null);
   updateValidator();
 }
 
@@ -1278,13 +1297,59 @@ gridKeys('#vboard', () => vstate.n);
 
 function toggle(r, c) {
   vstate.cols[r] = vstate.cols[r] === c ? -1 : c;
+  cseq++;
+  showCompletion(null);
   updateValidator();
 }
 
 $('#vclear').addEventListener('click', () => {
   vstate.cols = Array(vstate.n).fill(-1);
+  cseq++;
+  showCompletion(null);
   updateValidator();
 });
+
+// completeBoard asks the server to fill the empty rows around the queens
+// placed; a completed board replaces the one on screen, which the server
+// then checks as any full board.
+$('#vcomplete').addEventListener('click', async () => {
+  const { n, cols } = vstate;
+  if (!n) return;
+  const seq = ++cseq;
+  const queens = [];
+  cols.forEach((c, r) => { if (c >= 0) queens.push({ row: r, col: c }); });
+  const button = $('#vcomplete');
+  button.disabled = true;
+  showCompletion('Completing…');
+  try {
+    const { data } = await gql(Q_COMPLETE, { n, queens });
+    if (seq !== cseq) return;
+    const c = data.complete;
+    const kept = queens.length ? `keeping your ${plural(queens.length, 'queen')}` : 'from an empty board';
+    if (c.state === 'COMPLETED') {
+      vstate.cols = [...c.placement];
+      showCompletion(`Completed ${kept}.`, 'ok');
+      updateValidator();
+    } else if (c.state === 'IMPOSSIBLE') {
+      showCompletion(['This board cannot be completed: ', el('span', { id: 'vcompletion-reason', text: c.reason }), '.'], 'bad');
+    } else {
+      showCompletion(['Undecided: ', el('span', { id: 'vcompletion-reason', text: c.reason }), '.'], 'warn');
+    }
+  } catch (err) {
+    if (seq !== cseq) return;
+    showCompletion([el('code', { class: 'code', text: err.code || 'CLIENT' }), ' ', err.message], 'bad');
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// showCompletion shows what the last completion said (null: nothing).
+function showCompletion(what, kind = '') {
+  const out = $('#vcompletion');
+  out.className = 'completion' + (kind ? ' ' + kind : '');
+  out.dataset.state = kind;
+  out.replaceChildren(...(what === null ? [] : [what].flat()));
+}
 
 function squareName(r, c) { return `${fileName(c)}${vstate.n - r}`; }
 
