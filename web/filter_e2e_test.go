@@ -289,7 +289,7 @@ func TestViewerFilterInBrowser(t *testing.T) {
 		s.placeQueen(cols, r, seed[r])
 	}
 	s.do("pressing Complete this board", chromedp.Click("#vcomplete"))
-	s.wait("the board is completed", `document.querySelector('#vcomplete-result').dataset.state === 'COMPLETED' && document.querySelector('#verdict').classList.contains('ok')`)
+	s.wait("the board is completed", `document.querySelector('#vcompletion').dataset.state === 'ok' && document.querySelector('#verdict').classList.contains('ok')`)
 	got := s.boardQueens(n)
 	if err := solver.ValidateN(n, got); err != nil {
 		s.fail("the completed board %v is not a solution: %v", got, err)
@@ -313,15 +313,15 @@ func TestViewerFilterInBrowser(t *testing.T) {
 	s.placeQueen(cols, a.Row, a.Col)
 	s.placeQueen(cols, b.Row, b.Col)
 	s.do("pressing Complete this board", chromedp.Click("#vcomplete"))
-	s.wait("the board cannot be completed", `document.querySelector('#vcomplete-result').dataset.state === 'IMPOSSIBLE'`)
-	if reason := s.text("#vcomplete-reason"); reason == "" {
+	s.wait("the board cannot be completed", `document.querySelector('#vcompletion').dataset.state === 'bad' && document.querySelector('#vcompletion-reason') !== null`)
+	if reason := s.text("#vcompletion-reason"); reason == "" {
 		s.fail("IMPOSSIBLE without a reason")
 	}
 	if got := s.boardQueens(n); !slices.Equal(got, cols) {
 		s.fail("an impossible completion changed the board to %v, want %v", got, cols)
 	}
 	s.placeQueen(cols, b.Row, b.Col) // a change puts the answer away
-	s.wait("the completion's answer has gone", `document.querySelector('#vcomplete-result').hidden`)
+	s.wait("the completion's answer has gone", `document.querySelector('#vcompletion').textContent === ''`)
 
 	s.checkConsole()
 	if off, seen, _ := requests.snapshot(); len(off) > 0 {
