@@ -31,11 +31,11 @@ func randomSquare(r *rand.Rand, n int) solver.Square {
 	return solver.Square{Row: r.IntN(n), Col: r.IntN(n)}
 }
 
-// randomFilter pins 0 to 4 queens and blocks 0 to 6 squares. Half the
+// randomCompletionFilter pins 0 to 4 queens and blocks 0 to 6 squares. Half the
 // time the pinned queens come from a solution (when one is given), so
 // that completable filters are common; otherwise they are anywhere, and
 // may attack each other.
-func randomFilter(r *rand.Rand, n int, sols []solver.Placement) solver.Filter {
+func randomCompletionFilter(r *rand.Rand, n int, sols []solver.Placement) solver.Filter {
 	var f solver.Filter
 	pins := r.IntN(5)
 	if len(sols) > 0 && r.IntN(2) == 0 {
@@ -72,7 +72,7 @@ func TestCompleteAgainstEnumeration(t *testing.T) {
 		}
 		states := map[solver.CompletionState]int{}
 		for range 400 {
-			f := randomFilter(r, n, sols)
+			f := randomCompletionFilter(r, n, sols)
 			c, err := solver.Complete(context.Background(), n, f, solver.Budget{})
 			if err != nil {
 				t.Fatalf("N=%d, filter %q: %v", n, f, err)
