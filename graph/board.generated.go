@@ -22,6 +22,8 @@ type BoardResolver interface {
 	Classes(ctx context.Context, obj *Board) (*OrbitClasses, error)
 	CountsSource(ctx context.Context, obj *Board) (*Source, error)
 
+	SquareCounts(ctx context.Context, obj *Board) ([][]BigInt, error)
+	UniqueSquareCounts(ctx context.Context, obj *Board) ([][]BigInt, error)
 	Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 	UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 }
@@ -450,6 +452,52 @@ func (ec *executionContext) _Board_requestedBy(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Board_requestedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Board", field, true, false, "String")
+}
+
+func (ec *executionContext) _Board_squareCounts(ctx context.Context, field graphql.CollectedField, obj *Board) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Board_squareCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Board().SquareCounts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]BigInt) graphql.Marshaler {
+			return ec.marshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Board_squareCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Board", field, true, true, "BigInt")
+}
+
+func (ec *executionContext) _Board_uniqueSquareCounts(ctx context.Context, field graphql.CollectedField, obj *Board) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Board_uniqueSquareCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Board().UniqueSquareCounts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]BigInt) graphql.Marshaler {
+			return ec.marshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Board_uniqueSquareCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Board", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Board_solutions(ctx context.Context, field graphql.CollectedField, obj *Board) (ret graphql.Marshaler) {
@@ -1162,6 +1210,18 @@ func (ec *executionContext) _Board(ctx context.Context, sel ast.SelectionSet, ob
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Board_requestedBy(ctx, field, obj)
+				})
+		case "squareCounts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Board_squareCounts(ctx, field, obj)
+				})
+		case "uniqueSquareCounts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Board_uniqueSquareCounts(ctx, field, obj)
 				})
 		case "solutions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -48,6 +48,18 @@ func (r *boardResolver) CountsSource(ctx context.Context, obj *Board) (*Source, 
 	return &src, nil
 }
 
+// SquareCounts is the resolver for the squareCounts field.
+func (r *boardResolver) SquareCounts(ctx context.Context, obj *Board) ([][]BigInt, error) {
+	s, err := r.squareCounts(ctx, obj)
+	return squareTable(s, func(s *solver.SquareCounts) []uint64 { return s.All }), err
+}
+
+// UniqueSquareCounts is the resolver for the uniqueSquareCounts field.
+func (r *boardResolver) UniqueSquareCounts(ctx context.Context, obj *Board) ([][]BigInt, error) {
+	s, err := r.squareCounts(ctx, obj)
+	return squareTable(s, func(s *solver.SquareCounts) []uint64 { return s.Unique }), err
+}
+
 // Solutions is the resolver for the solutions field.
 func (r *boardResolver) Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error) {
 	return r.connection(ctx, obj.N, false, &obj.row, first, after, last, before, where)

@@ -24,6 +24,9 @@ type BoardReader interface {
 	Board(ctx context.Context, n int) (store.Board, error)
 	// Boards returns the rows there are, in ascending N.
 	Boards(ctx context.Context) ([]store.Board, error)
+	// SquareCounts returns the statistics of board N, ENOTFOUND while
+	// they are not known.
+	SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error)
 }
 
 // SolutionSource lists the solutions of a board in lexicographic order,
@@ -75,3 +78,7 @@ var errNoStore = store.Errorf(store.ENOTFOUND, "the server runs without a store"
 func (noStore) Board(context.Context, int) (store.Board, error) { return store.Board{}, errNoStore }
 
 func (noStore) Boards(context.Context) ([]store.Board, error) { return nil, nil }
+
+func (noStore) SquareCounts(context.Context, int) (solver.SquareCounts, error) {
+	return solver.SquareCounts{}, errNoStore
+}

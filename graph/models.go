@@ -73,6 +73,9 @@ type Board struct {
 	N      int
 	row    store.Board
 	source Source // where its pages come from
+	// squares are its statistics, read once for both fields that show
+	// them.
+	squares *lazySquareCounts
 }
 
 // ID is the board's global id.

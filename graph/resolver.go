@@ -313,7 +313,7 @@ func (r *Resolver) source(b store.Board) (SolutionSource, Source) {
 
 func (r *Resolver) boardModel(b store.Board) *Board {
 	_, src := r.source(b)
-	return &Board{N: b.N, row: b, source: src}
+	return &Board{N: b.N, row: b, source: src, squares: &lazySquareCounts{}}
 }
 
 // board returns the Board of N.

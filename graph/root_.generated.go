@@ -36,21 +36,23 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Board struct {
-		Classes         func(childComplexity int) int
-		CountsSource    func(childComplexity int) int
-		Error           func(childComplexity int) int
-		ID              func(childComplexity int) int
-		N               func(childComplexity int) int
-		PagesSource     func(childComplexity int) int
-		Progress        func(childComplexity int) int
-		RequestedBy     func(childComplexity int) int
-		Solutions       func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
-		State           func(childComplexity int) int
-		StoresSolutions func(childComplexity int) int
-		Timings         func(childComplexity int) int
-		Total           func(childComplexity int) int
-		Unique          func(childComplexity int) int
-		UniqueSolutions func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
+		Classes            func(childComplexity int) int
+		CountsSource       func(childComplexity int) int
+		Error              func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		N                  func(childComplexity int) int
+		PagesSource        func(childComplexity int) int
+		Progress           func(childComplexity int) int
+		RequestedBy        func(childComplexity int) int
+		Solutions          func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
+		SquareCounts       func(childComplexity int) int
+		State              func(childComplexity int) int
+		StoresSolutions    func(childComplexity int) int
+		Timings            func(childComplexity int) int
+		Total              func(childComplexity int) int
+		Unique             func(childComplexity int) int
+		UniqueSolutions    func(childComplexity int, first *int, after *string, last *int, before *string, where *SolutionFilter) int
+		UniqueSquareCounts func(childComplexity int) int
 	}
 
 	Completion struct {
@@ -250,6 +252,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Board.Solutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
+	case "Board.squareCounts":
+		if e.ComplexityRoot.Board.SquareCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Board.SquareCounts(childComplexity), true
 	case "Board.state":
 		if e.ComplexityRoot.Board.State == nil {
 			break
@@ -291,6 +299,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Board.UniqueSolutions(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["where"].(*SolutionFilter)), true
+	case "Board.uniqueSquareCounts":
+		if e.ComplexityRoot.Board.UniqueSquareCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Board.UniqueSquareCounts(childComplexity), true
 
 	case "Completion.placement":
 		if e.ComplexityRoot.Completion.Placement == nil {
@@ -1000,6 +1014,10 @@ func (ec *executionContext) childFields_Board(ctx context.Context, field graphql
 		return ec.fieldContext_Board_error(ctx, field)
 	case "requestedBy":
 		return ec.fieldContext_Board_requestedBy(ctx, field)
+	case "squareCounts":
+		return ec.fieldContext_Board_squareCounts(ctx, field)
+	case "uniqueSquareCounts":
+		return ec.fieldContext_Board_uniqueSquareCounts(ctx, field)
 	case "solutions":
 		return ec.fieldContext_Board_solutions(ctx, field)
 	case "uniqueSolutions":

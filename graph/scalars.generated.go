@@ -46,6 +46,70 @@ func (ec *executionContext) marshalNBigInt2githubᚗcomᚋnqueensᚋnqueensᚋgr
 	return v
 }
 
+func (ec *executionContext) unmarshalNBigInt2ᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx context.Context, v any) ([]BigInt, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]BigInt, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBigInt2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigInt(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNBigInt2ᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx context.Context, sel ast.SelectionSet, v []BigInt) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNBigInt2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigInt(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx context.Context, v any) ([][]BigInt, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]BigInt, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBigInt2ᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx context.Context, sel ast.SelectionSet, v [][]BigInt) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNBigInt2ᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOBigInt2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigInt(ctx context.Context, v any) (*BigInt, error) {
 	if v == nil {
 		return nil, nil

@@ -121,6 +121,25 @@ func Latest(d Dialect) (uint, error) {
 	}
 }
 
+// Previous is the version below v among the dialect's migrations, the
+// version Down(1) leads to from v (0 below the first). Versions need not be
+// contiguous: a branch may add a higher one before a lower one is merged.
+func Previous(d Dialect, v uint) (uint, error) {
+	src, err := iofs.New(files, string(d))
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %s: %w", d, err)
+	}
+	defer src.Close()
+	prev, err := src.Prev(v)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %s: %w", d, err)
+	}
+	return prev, nil
+}
+
 // Close closes the source and the database driver.
 func (m *Migrator) Close() error {
 	serr, derr := m.m.Close()

@@ -48,3 +48,27 @@ func TestDialectsMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestPrevious walks down from Latest with Previous: every step lands on
+// a version that has files, and the walk ends at 0 below the first.
+func TestPrevious(t *testing.T) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		v, err := Latest(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := 0
+		for v != 0 {
+			prev, err := Previous(d, v)
+			if err != nil || prev >= v {
+				t.Fatalf("%s: Previous(%d) = %d, %v", d, v, prev, err)
+			}
+			v = prev
+			steps++
+		}
+		entries, err := fs.Glob(files, string(d)+"/*.up.sql")
+		if err != nil || steps != len(entries) {
+			t.Errorf("%s: %d steps down from Latest, %d up files (%v)", d, steps, len(entries), err)
+		}
+	}
+}

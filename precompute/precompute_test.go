@@ -27,8 +27,8 @@ func testLogger(t *testing.T) *slog.Logger {
 }
 
 // TestStoredBoards computes N=1..10 through the jobs: counts equal the
-// published ones, the stored solutions are the solver's, and every chunk
-// was done by one job.
+// published ones, the stored solutions and the square counts are the
+// solver's, and every chunk was done by one job.
 func TestStoredBoards(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		b := setup(t, backend, options{})
@@ -41,6 +41,7 @@ func TestStoredBoards(t *testing.T) {
 				t.Errorf("N=%d: stores solutions %t, tasks %t; want solutions stored, prefix chunks", n, board.StoresSolutions, board.Tasks)
 			}
 			boardtest.CheckStored(t, b.store, n)
+			boardtest.CheckSquareCounts(t, b.store, n)
 			checkChunksOnce(t, b, n)
 		}
 	})
@@ -61,6 +62,9 @@ func TestCountsOnlyBoard(t *testing.T) {
 			}
 			if _, err := b.store.Page(b.ctx, store.PageRequest{N: n, Limit: 1}); store.ErrorCode(err) != store.ENOTFOUND {
 				t.Errorf("N=%d: Page of a counts-only board: %v, want ENOTFOUND (nothing stored)", n, err)
+			}
+			if _, err := b.store.SquareCounts(b.ctx, n); store.ErrorCode(err) != store.ENOTFOUND {
+				t.Errorf("N=%d: SquareCounts of a board counted by tasks: %v, want ENOTFOUND (its solutions were not listed)", n, err)
 			}
 			checkChunksOnce(t, b, n)
 		}
@@ -257,6 +261,8 @@ func TestStopAndResume(t *testing.T) {
 		for n, board := range b.waitFinished(t, ns...) {
 			boardtest.CheckCounts(t, board)
 			boardtest.CheckStored(t, b.store, n)
+			// Chunks written before and after the stop add up.
+			boardtest.CheckSquareCounts(t, b.store, n)
 			checkChunksOnce(t, b, n)
 		}
 	})

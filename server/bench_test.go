@@ -46,6 +46,11 @@ func (m *memorySource) Boards(ctx context.Context) ([]store.Board, error) {
 	return []store.Board{b}, nil
 }
 
+// SquareCounts has no statistics: the benchmark does not ask for them.
+func (m *memorySource) SquareCounts(_ context.Context, n int) (solver.SquareCounts, error) {
+	return solver.SquareCounts{}, store.Errorf(store.ENOTFOUND, "N=%d has no square counts in memory", n)
+}
+
 // Page pages forward (the benchmark's only direction), as the store does.
 func (m *memorySource) Page(_ context.Context, req store.PageRequest) ([]store.Solution, error) {
 	i := 0

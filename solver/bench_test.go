@@ -203,3 +203,45 @@ func BenchmarkCountFiltered(b *testing.B) {
 		b.ReportMetric(float64(want.Total), "solutions")
 	})
 }
+
+// The price of the statistics in the precompute's write path, per
+// solution of N=14 listed beforehand: tallying its squares (the per-row
+// column histogram, what store/internal/chunkrows adds for each row)
+// against classifying it (canonical, orbit size), which the path did
+// already.
+func BenchmarkSquareCounts(b *testing.B) {
+	const n = 14
+	var all []solver.Placement
+	var canonical []bool
+	for p := range solver.All(n) {
+		all = append(all, p.Clone())
+		canonical = append(canonical, solver.IsCanonical(p))
+	}
+	if want := oeis.MustLoad(b)[n].Total; uint64(len(all)) != want {
+		b.Fatalf("%d solutions, want %d", len(all), want)
+	}
+	b.Run("N=14/classify", func(b *testing.B) {
+		for b.Loop() {
+			var counts solver.Counts
+			for _, p := range all {
+				counts.AddSolution(solver.IsCanonical(p), solver.OrbitSize(p))
+			}
+			if counts.Total != uint64(len(all)) {
+				b.Fatal(counts)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
+	})
+	b.Run("N=14/tally", func(b *testing.B) {
+		for b.Loop() {
+			s := solver.NewSquareCounts(n)
+			for i, p := range all {
+				s.AddSolution(p, canonical[i])
+			}
+			if err := s.Check(solver.Counts{Total: uint64(len(all)), Unique: oeis.MustLoad(b)[n].Unique}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
+	})
+}

@@ -143,6 +143,14 @@ func (c checked) Rank(ctx context.Context, n int, p solver.Placement, unique boo
 	return r, c.err(err)
 }
 
+func (c checked) SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error) {
+	if err := checkN(n); err != nil {
+		return solver.SquareCounts{}, err
+	}
+	s, err := c.s.SquareCounts(ctx, n)
+	return s, c.err(err)
+}
+
 func (c checked) Ping(ctx context.Context) error { return c.err(c.s.Ping(ctx)) }
 
 func (c checked) Close() error { return c.err(c.s.Close()) }

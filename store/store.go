@@ -111,6 +111,15 @@ type Store interface {
 	// placement of N.
 	Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error)
 
+	// SquareCounts returns the statistics of board N: how many of its
+	// solutions, and how many of its canonical ones, have a queen on each
+	// square. WriteChunk keeps them for every chunk that lists its
+	// solutions. ENOTFOUND while they are not known, with the reason: the
+	// board is not done, keeps counts only by tasks (which count without
+	// listing solutions), or was computed, at least in part, before the
+	// store kept statistics.
+	SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error)
+
 	// Ping checks that the database answers (EUNAVAILABLE when it does not).
 	Ping(ctx context.Context) error
 	// Close releases the connections.

@@ -443,6 +443,7 @@ func TestViewerInBrowser(t *testing.T) {
 	s.do("picking N=10", chromedp.SetValue("#n", "10"), chromedp.Click("#show"))
 	s.waitText("#summary-n", "10")
 	s.waitText("#state", "computing")
+	s.wait("no heat map while computing", `document.querySelector('#heat-box').hidden`)
 	s.wait("the progress bar shows", `!document.querySelector('#progress-box').hidden && document.querySelector('#progress').value > 0`)
 	s.screenshot("progress")
 	wantChunks := fmt.Sprintf("%d of %d chunks", half, len(chunks10))
@@ -486,6 +487,9 @@ func TestViewerInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	// --- the heat map of N=8: every square against the solver's tally ------
+	s.heatMap(8, all, ref[8].Total, ref[8].Unique)
 
 	// --- page to the end with Next, checking every board against the solver --
 	var seen []card

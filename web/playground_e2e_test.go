@@ -192,7 +192,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	s.wait("GraphiQL renders", `document.querySelector('.graphiql-container .graphiql-query-editor .CodeMirror') !== null`)
 	var tabs []string
 	s.eval(`[...document.querySelectorAll('.graphiql-tab .graphiql-tab-button')].map((t) => t.textContent.trim())`, &tabs)
-	wantTabs := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Complete", "Where"}
+	wantTabs := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Complete", "Where", "SquareCounts"}
 	if !slices.Equal(tabs, wantTabs) {
 		s.fail("tabs %q, want the examples %q", tabs, wantTabs)
 	}

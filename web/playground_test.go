@@ -333,6 +333,17 @@ func TestPlaygroundExamples(t *testing.T) {
 					}
 				}
 			},
+			// A server without a store: no statistics (null, not an error).
+			"SquareCounts": func() {
+				var b struct {
+					State        string
+					SquareCounts *[][]string
+				}
+				_ = json.Unmarshal(data["board"], &b)
+				if b.State != "UNKNOWN" || b.SquareCounts != nil {
+					t.Errorf("SquareCounts: %s", data["board"])
+				}
+			},
 			"Validate": func() {
 				var ok, bad struct{ Valid bool }
 				_ = json.Unmarshal(data["solution"], &ok)
@@ -360,7 +371,7 @@ func TestPlaygroundExamples(t *testing.T) {
 			f()
 		}
 	}
-	want := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Complete", "Where"}
+	want := []string{"Count", "SolutionsPage", "UniqueClasses", "SolverPageN20", "Validate", "BoardProgress", "Complete", "Where", "SquareCounts"}
 	if !slices.Equal(names, want) {
 		t.Errorf("examples %q, want %q", names, want)
 	}

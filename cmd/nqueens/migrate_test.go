@@ -44,6 +44,10 @@ func checkMigrate(t *testing.T, env []string, d migrations.Dialect) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	previous, err := migrations.Previous(d, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []struct {
 		args    []string
 		version int
@@ -51,7 +55,7 @@ func checkMigrate(t *testing.T, env []string, d migrations.Dialect) {
 		{[]string{"version"}, 0},
 		{[]string{"up"}, int(latest)},
 		{[]string{"up"}, int(latest)},
-		{[]string{"down"}, int(latest) - 1},
+		{[]string{"down"}, int(previous)},
 		{[]string{"down", "--all"}, 0},
 		{[]string{"up"}, int(latest)},
 		{[]string{"version"}, int(latest)},

@@ -56,6 +56,31 @@ func CheckStored(t testing.TB, s store.Store, n int) {
 	}
 }
 
+// CheckSquareCounts checks that the statistics of done board N are a
+// tally of the solver's enumeration: every square, of all solutions and of
+// the canonical ones (by the definition, the smallest of their images).
+func CheckSquareCounts(t testing.TB, s store.Store, n int) {
+	t.Helper()
+	got, err := s.SquareCounts(context.Background(), n)
+	if err != nil {
+		t.Errorf("SquareCounts(%d): %v", n, err)
+		return
+	}
+	want := solver.NewSquareCounts(n)
+	for p := range solver.All(n) {
+		canonical := solver.Canonical(p).Compare(p) == 0
+		for r, c := range p {
+			want.All[r*n+c]++
+			if canonical {
+				want.Unique[r*n+c]++
+			}
+		}
+	}
+	if got.N != n || !slices.Equal(got.All, want.All) || !slices.Equal(got.Unique, want.Unique) {
+		t.Errorf("N=%d: square counts %+v, the solver's %+v", n, got, want)
+	}
+}
+
 // WaitFinished waits until the boards ns are done or failed, and returns
 // them; it fails the test after timeout.
 func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int) map[int]store.Board {

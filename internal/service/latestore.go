@@ -151,6 +151,14 @@ func (l *lateStore) Rank(ctx context.Context, n int, p solver.Placement, unique 
 	return st.Rank(ctx, n, p, unique)
 }
 
+func (l *lateStore) SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error) {
+	st, err := l.get()
+	if err != nil {
+		return solver.SquareCounts{}, err
+	}
+	return st.SquareCounts(ctx, n)
+}
+
 func (l *lateStore) Ping(ctx context.Context) error {
 	st, err := l.get()
 	if err != nil {

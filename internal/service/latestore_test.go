@@ -40,7 +40,8 @@ func TestLateStore(t *testing.T) {
 				r, err := s.Rank(ctx, 6, solver.Placement{4, 2, 0, 5, 3, 1}, false)
 				return answer{Value: r}, err
 			},
-			"Ping": func() (answer, error) { return answer{}, s.Ping(ctx) },
+			"SquareCounts": func() (answer, error) { c, err := s.SquareCounts(ctx, 6); return answer{Value: c}, err },
+			"Ping":         func() (answer, error) { return answer{}, s.Ping(ctx) },
 			"RequestBoard": func() (answer, error) {
 				b, created, err := s.RequestBoard(ctx, store.BoardRequest{N: 6})
 				return answer{b, created}, err

@@ -130,6 +130,11 @@ func (s *Store) Rank(ctx context.Context, n int, p solver.Placement, unique bool
 	return s.next.Rank(ctx, n, p, unique)
 }
 
+func (s *Store) SquareCounts(ctx context.Context, n int) (_ solver.SquareCounts, err error) {
+	defer s.measure("SquareCounts")(&err)
+	return s.next.SquareCounts(ctx, n)
+}
+
 func (s *Store) Ping(ctx context.Context) (err error) {
 	defer s.measure("Ping")(&err)
 	return s.next.Ping(ctx)

@@ -179,3 +179,13 @@ func TestAnalystRole(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillSquareCounts runs the backfill statement of docs/schema.md.
+func TestBackfillSquareCounts(t *testing.T) {
+	t.Parallel()
+	st := pgtest.OpenSchema(t)
+	storetest.CheckBackfill(t, st, "postgres-backfill", func(stmt string) error {
+		_, err := st.Pool().Exec(t.Context(), stmt)
+		return err
+	})
+}

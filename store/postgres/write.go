@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/chunkrows"
 	"github.com/nqueens/nqueens/store/internal/columns"
@@ -65,6 +66,7 @@ func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, sto
 	}
 	n := w.N()
 	counts := w.Counts
+	var squares *solver.SquareCounts
 	if w.Solutions != nil {
 		rows := chunkrows.New(ctx, w)
 		if stores {
@@ -85,6 +87,8 @@ func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, sto
 			return false, err
 		}
 		counts = rows.Counts()
+		sq := rows.SquareCounts()
+		squares = &sq
 	}
 	if _, err := tx.Exec(ctx, `UPDATE chunks
 		SET total_solutions = $3, unique_solutions = $4,
@@ -94,6 +98,14 @@ func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, sto
 	}
 	if inTx != nil {
 		if err := inTx(ctx, tx); err != nil {
+			return false, err
+		}
+	}
+	// Every writer of the board adds to the same rows of square_counts,
+	// each holding their locks to its commit: so this comes after inTx,
+	// next to the board row's update, which serialises them anyway.
+	if squares != nil {
+		if err := addSquareCounts(ctx, tx, *squares); err != nil {
 			return false, err
 		}
 	}

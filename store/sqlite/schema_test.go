@@ -108,3 +108,13 @@ func TestHelpersAgreeWithSolver(t *testing.T) {
 }
 
 func hexOf(p solver.Placement) string { return strings.ToUpper(hex.EncodeToString(p.Bytes())) }
+
+// TestBackfillSquareCounts runs the backfill statement of docs/schema.md.
+func TestBackfillSquareCounts(t *testing.T) {
+	t.Parallel()
+	st := sqlitetest.OpenTemp(t)
+	storetest.CheckBackfill(t, st, "sqlite-backfill", func(stmt string) error {
+		_, err := st.Writer().ExecContext(t.Context(), stmt)
+		return err
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/chunkrows"
 	"github.com/nqueens/nqueens/store/internal/columns"
@@ -56,6 +57,7 @@ func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, st
 	}
 	n := w.N()
 	counts := w.Counts
+	var squares *solver.SquareCounts
 	if w.Solutions != nil {
 		rows := chunkrows.New(ctx, w)
 		defer rows.Close()
@@ -79,6 +81,8 @@ func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, st
 			return false, err
 		}
 		counts = rows.Counts()
+		sq := rows.SquareCounts()
+		squares = &sq
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE chunks
 		SET total_solutions = ?, unique_solutions = ?,
@@ -88,6 +92,11 @@ func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, st
 	}
 	if inTx != nil {
 		if err := inTx(ctx, tx); err != nil {
+			return false, err
+		}
+	}
+	if squares != nil {
+		if err := addSquareCounts(ctx, tx, *squares); err != nil {
 			return false, err
 		}
 	}

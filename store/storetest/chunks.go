@@ -312,4 +312,7 @@ func testCountsOnlyBoard(t *testing.T, b *bundle) {
 	wantCode(t, err, store.ENOTFOUND, "Page of a counts-only board")
 	_, err = b.store.SolutionAt(b.ctx, n, 1, false)
 	wantCode(t, err, store.ENOTFOUND, "SolutionAt of a counts-only board")
+	// Half of its chunks were written with their counts only.
+	_, err = b.store.SquareCounts(b.ctx, n)
+	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a board some chunks of which came without them")
 }

@@ -61,6 +61,8 @@ func Run(t *testing.T, b Backend) {
 		{"AtomicChunkBadSolution", testAtomicChunkBadSolution},
 		{"CountsOnlyBoard", testCountsOnlyBoard},
 		{"TaskBoard", testTaskBoard},
+		{"SquareCounts", testSquareCounts},
+		{"SquareCountsUnknown", testSquareCountsUnknown},
 		{"PlanHook", testPlanHook},
 		{"TouchBoard", testTouchBoard},
 		{"Workers", testWorkers},

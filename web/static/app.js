@@ -258,7 +258,7 @@ const Q_SUMMARY = `query Summary($n: Int!) {
   count(n: $n) {
     total unique source state
     classes { orbit1 orbit2 orbit4 orbit8 }
-    board { ${BOARD_FIELDS} }
+    board { ${BOARD_FIELDS} squareCounts uniqueSquareCounts }
   }
 }`;
 
@@ -525,12 +525,14 @@ async function loadSummary(n) {
   $('#live').textContent = '';
   $('#progress-box').hidden = true;
   $('#precompute-box').hidden = true;
+  $('#heat-box').hidden = true;
   try {
     const { data, ms } = await gql(Q_SUMMARY, { n });
     if (view.n !== n) return;
     summary = data.count;
     clearError('summary');
     renderSummary(summary.board, summary, ms);
+    renderHeat();
     pageLearnsSummary();
     follow(n, summary.board);
   } catch (err) {
@@ -609,6 +611,50 @@ function renderSummary(board, counts, ms) {
   }
   $('#precompute-box').hidden = !(board.state === 'UNKNOWN' || board.state === 'FAILED');
 }
+
+// renderHeat draws the board's square counts (the summary's; null until
+// the board is done in the store) as a heat map: each square coloured by
+// its share of the busiest square, its count in its title and label.
+function renderHeat() {
+  const board = summary && summary.board;
+  const box = $('#heat-box');
+  if (!board || !board.squareCounts) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const unique = $('input[name="heat-mode"]:checked').value === 'unique';
+  const table = unique ? board.uniqueSquareCounts : board.squareCounts;
+  const of = unique ? board.unique : board.total;
+  const what = unique ? 'unique solutions' : 'solutions';
+  const n = table.length;
+  // Counts are BigInt strings; BigInt keeps them exact past 2^53.
+  let max = 0n;
+  for (const row of table) for (const v of row) if (BigInt(v) > max) max = BigInt(v);
+  const grid = $('#heat');
+  grid.style.setProperty('--n', String(n));
+  grid.classList.toggle('numbers', n <= 10);
+  grid.setAttribute('aria-label', `Heat map of N=${n}: how many of the ${fmtBig(of)} ${what} have a queen on each square`);
+  const cells = [];
+  table.forEach((row, r) => row.forEach((v, c) => {
+    const share = max === 0n ? 0 : Number((BigInt(v) * 1000n) / max) / 10;
+    const ofAll = BigInt(of) === 0n ? 0 : Number((BigInt(v) * 10000n) / BigInt(of)) / 100;
+    const label = `${fileName(c)}${n - r}: ${fmtBig(v)} of ${fmtBig(of)} ${what} (${ofAll} %)`;
+    const cell = el('span', { class: 'heat-cell', role: 'img', title: label, 'aria-label': label, 'data-count': v },
+      n <= 10 ? fmtBig(v) : null);
+    // Through the CSSOM: the page's Content-Security-Policy refuses style
+    // attributes.
+    cell.style.setProperty('--share', `${share}%`);
+    cell.classList.toggle('hot', share > 55); // light digits on the dark squares
+    cells.push(cell);
+  }));
+  grid.replaceChildren(...cells);
+  $('#heat-legend').textContent = max === 0n
+    ? `No ${what}: every square is empty.`
+    : `Darkest: ${fmtBig(String(max))} ${what} with a queen on the square (the busiest); white: none. The top row is rank ${n}, as on the boards below.`;
+}
+
+for (const input of document.querySelectorAll('input[name="heat-mode"]')) input.addEventListener('change', renderHeat);
 
 // follow keeps a pending or running board up to date: live over the
 // websocket, or by asking every few seconds when the socket is lost.

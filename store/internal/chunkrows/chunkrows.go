@@ -39,7 +39,11 @@ type Rows struct {
 	prev   []byte
 	read   int
 	counts solver.Counts
-	err    error
+	// squares are the statistics of the rows read: the solutions pass
+	// here on their way to the table, and tallying their squares costs N
+	// increments each.
+	squares solver.SquareCounts
+	err     error
 }
 
 // ctxCheckEvery is how many rows Rows reads between looks at its
@@ -52,13 +56,14 @@ func New(ctx context.Context, w store.ChunkWrite) *Rows {
 	next, stop := iter.Pull(w.Solutions)
 	n := w.Chunk.N
 	return &Rows{
-		ctx:    ctx,
-		n:      n,
-		prefix: w.Chunk.Prefix.Bytes(),
-		next:   next,
-		stop:   stop,
-		row:    Row{Key: make([]byte, n)},
-		prev:   make([]byte, n),
+		ctx:     ctx,
+		n:       n,
+		prefix:  w.Chunk.Prefix.Bytes(),
+		next:    next,
+		stop:    stop,
+		row:     Row{Key: make([]byte, n)},
+		prev:    make([]byte, n),
+		squares: solver.NewSquareCounts(n),
 	}
 }
 
@@ -103,6 +108,7 @@ func (r *Rows) Next() bool {
 	r.row.Canonical = solver.IsCanonical(p)
 	r.row.OrbitSize = solver.OrbitSize(p)
 	r.counts.AddSolution(r.row.Canonical, r.row.OrbitSize)
+	r.squares.AddSolution(p, r.row.Canonical)
 	return true
 }
 
@@ -119,6 +125,10 @@ func (r *Rows) Err() error { return r.err }
 // Counts are the counts of the rows read so far: after the last row, the
 // chunk's counts.
 func (r *Rows) Counts() solver.Counts { return r.counts }
+
+// SquareCounts are the statistics of the rows read so far: after the last
+// row, the chunk's.
+func (r *Rows) SquareCounts() solver.SquareCounts { return r.squares }
 
 // Close stops the solutions iterator.
 func (r *Rows) Close() { r.stop() }

@@ -1,6 +1,7 @@
 package chunkrows
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nqueens/nqueens/solver"
@@ -27,6 +28,10 @@ func TestClassify(t *testing.T) {
 			rows.Close()
 			if rows.Err() != nil || rows.Counts() != c.Count() {
 				t.Fatalf("%v: counts %+v, %v; the solver counts %+v", c, rows.Counts(), rows.Err(), c.Count())
+			}
+			squares, _ := c.SquareCounts()
+			if got := rows.SquareCounts(); !slices.Equal(got.All, squares.All) || !slices.Equal(got.Unique, squares.Unique) {
+				t.Fatalf("%v: square counts %+v, the solver's %+v", c, got, squares)
 			}
 		}
 	}

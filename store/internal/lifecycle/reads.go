@@ -44,3 +44,30 @@ func CheckRanked(n int, p solver.Placement, canonical *bool, unique bool) error 
 	}
 	return nil
 }
+
+// CheckSquareCountsKept says whether board b has statistics to read: it
+// must be done, and its chunks must have listed their solutions (a board
+// planned by tasks counts without listing them). ENOTFOUND otherwise.
+func CheckSquareCountsKept(b store.Board) error {
+	switch {
+	case b.State != store.Done:
+		return store.Errorf(store.ENOTFOUND, "the square counts of N=%d are known when the board is done (it is %s)", b.N, b.State)
+	case b.Tasks:
+		return store.Errorf(store.ENOTFOUND, "N=%d keeps counts only, counted by tasks that do not list solutions: it has no square counts", b.N)
+	}
+	return nil
+}
+
+// CheckSquareCounts checks the statistics read for done board b against
+// its counts. Tables that do not add up belong to a board some chunks of
+// which were written without them: before the store kept statistics
+// (migration 7), or with their counts only. They are not known, ENOTFOUND.
+func CheckSquareCounts(b store.Board, s solver.SquareCounts) error {
+	if b.Counts == nil {
+		return store.Errorf(store.ENOTFOUND, "N=%d has no counts", b.N)
+	}
+	if err := s.Check(*b.Counts); err != nil {
+		return store.Errorf(store.ENOTFOUND, "the square counts of N=%d are not known: some of its chunks were written without them, before the store kept them (schema version 7) or as counts only (%v)", b.N, err)
+	}
+	return nil
+}
