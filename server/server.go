@@ -32,6 +32,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/web"
@@ -106,6 +107,25 @@ type Config struct {
 	// WSPongTimeout how long it waits for the pong, or for the peer to
 	// take a message, before it drops the connection as dead.
 	WSPingInterval, WSPongTimeout time.Duration
+	// ExportStore is where GET /export/{n}.csv and .ndjson read the boards
+	// it holds done with their solutions; nil: the solver only.
+	ExportStore export.Store
+	// ExportSolverMaxN is the largest N those exports enumerate with the
+	// solver when the store does not hold it (0: none; 16 is 14.8 million
+	// solutions, seconds of a core and 600 MB of CSV).
+	ExportSolverMaxN int
+	// ExportMaxConcurrent bounds the exports running at once (at least 1),
+	// whoever asks; past it an export is refused with 503 UNAVAILABLE and
+	// Retry-After. Each holds a database connection, or a core, while it
+	// runs.
+	ExportMaxConcurrent int
+	// ExportStallTimeout is how long an export waits for its client to
+	// take the next block of output before it drops it: the bound that
+	// replaces WriteTimeout, which would cut a long download that is
+	// going well.
+	ExportStallTimeout time.Duration
+	// ExportMaxDuration bounds a whole export, however well it goes.
+	ExportMaxDuration time.Duration
 	// OnOperation, when set, is told how each GraphQL query and mutation
 	// went (for metrics).
 	OnOperation func(Operation)
@@ -173,7 +193,19 @@ func DefaultConfig() Config {
 		// a peer gone is noticed within 25 s.
 		WSPingInterval: 15 * time.Second,
 		WSPongTimeout:  10 * time.Second,
-		Logger:         slog.Default(),
+		// N=14 from the solver takes a tenth of a second; beyond it, the
+		// boards the store holds.
+		ExportSolverMaxN: 14,
+		// Each export holds a read connection of the store while it
+		// runs, and SQLite's read pool has 4 (sqlite.DefaultConfig):
+		// half of them stay for the API's pages. Each streams at disk
+		// speed, so a queue of downloads moves.
+		ExportMaxConcurrent: 2,
+		// As long as the pong of a websocket peer that is alive.
+		ExportStallTimeout: 30 * time.Second,
+		// N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s.
+		ExportMaxDuration: 30 * time.Minute,
+		Logger:            slog.Default(),
 	}
 }
 
@@ -212,6 +244,10 @@ func (c Config) Check() error {
 		configcheck.Positive("WSInitTimeout", c.WSInitTimeout),
 		configcheck.Positive("WSPingInterval", c.WSPingInterval),
 		configcheck.Positive("WSPongTimeout", c.WSPongTimeout),
+		configcheck.AtLeast("ExportSolverMaxN", c.ExportSolverMaxN, 0),
+		configcheck.AtLeast("ExportMaxConcurrent", c.ExportMaxConcurrent, 1),
+		configcheck.Positive("ExportStallTimeout", c.ExportStallTimeout),
+		configcheck.Positive("ExportMaxDuration", c.ExportMaxDuration),
 		configcheck.Logger("Logger", c.Logger == nil),
 	)
 	switch {
@@ -232,7 +268,8 @@ type Server struct {
 	gql      *handler.Server
 	resolver *graph.Resolver
 	handler  http.Handler
-	limiter  *rateLimiter // nil: no rate limit
+	limiter  *rateLimiter  // nil: no rate limit
+	exports  chan struct{} // a slot per export running (ExportMaxConcurrent)
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -258,8 +295,11 @@ func New(cfg Config) (*Server, error) {
 		s.limiter = newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
 
+	s.exports = make(chan struct{}, cfg.ExportMaxConcurrent)
+
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
-	playground := web.Playground() // GraphiQL, served from the binary
+	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
+	playground := web.Playground()                        // GraphiQL, served from the binary
 	s.mux.Handle("/playground", playground)
 	s.mux.Handle("/playground/", playground)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

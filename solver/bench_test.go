@@ -120,6 +120,48 @@ func BenchmarkChunkCount(b *testing.B) {
 	}
 }
 
+// The price of the statistics in the precompute's write path, per
+// solution of N=14 listed beforehand: tallying its squares (the per-row
+// column histogram, what store/internal/chunkrows adds for each row)
+// against classifying it (canonical, orbit size), which the path did
+// already.
+func BenchmarkSquareCounts(b *testing.B) {
+	const n = 14
+	var all []solver.Placement
+	var canonical []bool
+	for p := range solver.All(n) {
+		all = append(all, p.Clone())
+		canonical = append(canonical, solver.IsCanonical(p))
+	}
+	if want := oeis.MustLoad(b)[n].Total; uint64(len(all)) != want {
+		b.Fatalf("%d solutions, want %d", len(all), want)
+	}
+	b.Run("N=14/classify", func(b *testing.B) {
+		for b.Loop() {
+			var counts solver.Counts
+			for _, p := range all {
+				counts.AddSolution(solver.IsCanonical(p), solver.OrbitSize(p))
+			}
+			if counts.Total != uint64(len(all)) {
+				b.Fatal(counts)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
+	})
+	b.Run("N=14/tally", func(b *testing.B) {
+		for b.Loop() {
+			s := solver.NewSquareCounts(n)
+			for i, p := range all {
+				s.AddSolution(p, canonical[i])
+			}
+			if err := s.Check(solver.Counts{Total: uint64(len(all)), Unique: oeis.MustLoad(b)[n].Unique}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
+	})
+}
+
 // twoPinned pins the queens of the constructed solution of N in rows N/3
 // and 2N/3: a filter that some solutions match, with rows above either
 // pin free, so that the search cannot start at a pinned row.
@@ -175,7 +217,8 @@ func BenchmarkFilteredPage(b *testing.B) {
 	}
 }
 
-// Counting N=18 with two pinned queens on every core: all and unique.
+// Counting N=18 with two pinned queens on one core (as the API counts,
+// on one solver slot) and on every core: all and unique.
 // The figures it checks are the sums of the filtered counts of its
 // chunks, counted once beforehand one by one (and in the test suite
 // against brute force for small N).
@@ -193,55 +236,15 @@ func BenchmarkCountFiltered(b *testing.B) {
 	if want.Total == 0 {
 		b.Fatalf("filter %q matches nothing", f)
 	}
-	b.Run(fmt.Sprintf("N=%d/pinned=2", n), func(b *testing.B) {
-		for b.Loop() {
-			got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{})
-			if err != nil || got != want {
-				b.Fatalf("got %+v, %v; want %+v", got, err, want)
+	for _, workers := range []int{1, 0} {
+		b.Run(fmt.Sprintf("N=%d/pinned=2/workers=%d", n, workers), func(b *testing.B) {
+			for b.Loop() {
+				got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{Workers: workers})
+				if err != nil || got != want {
+					b.Fatalf("got %+v, %v; want %+v", got, err, want)
+				}
 			}
-		}
-		b.ReportMetric(float64(want.Total), "solutions")
-	})
-}
-
-// The price of the statistics in the precompute's write path, per
-// solution of N=14 listed beforehand: tallying its squares (the per-row
-// column histogram, what store/internal/chunkrows adds for each row)
-// against classifying it (canonical, orbit size), which the path did
-// already.
-func BenchmarkSquareCounts(b *testing.B) {
-	const n = 14
-	var all []solver.Placement
-	var canonical []bool
-	for p := range solver.All(n) {
-		all = append(all, p.Clone())
-		canonical = append(canonical, solver.IsCanonical(p))
+			b.ReportMetric(float64(want.Total), "solutions")
+		})
 	}
-	if want := oeis.MustLoad(b)[n].Total; uint64(len(all)) != want {
-		b.Fatalf("%d solutions, want %d", len(all), want)
-	}
-	b.Run("N=14/classify", func(b *testing.B) {
-		for b.Loop() {
-			var counts solver.Counts
-			for _, p := range all {
-				counts.AddSolution(solver.IsCanonical(p), solver.OrbitSize(p))
-			}
-			if counts.Total != uint64(len(all)) {
-				b.Fatal(counts)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
-	})
-	b.Run("N=14/tally", func(b *testing.B) {
-		for b.Loop() {
-			s := solver.NewSquareCounts(n)
-			for i, p := range all {
-				s.AddSolution(p, canonical[i])
-			}
-			if err := s.Check(solver.Counts{Total: uint64(len(all)), Unique: oeis.MustLoad(b)[n].Unique}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/solution")
-	})
 }

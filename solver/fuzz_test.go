@@ -1,8 +1,10 @@
 package solver_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,6 +308,68 @@ func FuzzValidateN(f *testing.F) {
 		}
 		if c.Kind != kind || c.RowB != firstAttacked {
 			t.Fatalf("ValidateN(%d, %v) = %+v; want kind %s and row B %d", n, p, c, kind, firstAttacked)
+		}
+	})
+}
+
+// FuzzFilteredPage: a filtered page next to any cursor, in either
+// direction, all or unique, is the slice of the filtered enumeration
+// (brute force: filteredListing) that it should be. Each byte of squares
+// is one square of the filter, pinned (low bit 0) or empty; each byte of
+// cursor a column, so that cursors off the board and of any length come.
+func FuzzFilteredPage(f *testing.F) {
+	f.Add(uint8(8), []byte{3 << 1, 9<<1 | 1}, []byte{1, 3}, uint8(5), uint8(0))
+	f.Add(uint8(6), []byte{}, []byte{}, uint8(3), uint8(3))
+	f.Add(uint8(9), []byte{40 << 1, 41 << 1}, []byte{0, 2, 5, 7, 1, 3, 8, 6, 4}, uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, size uint8, squares, cursor []byte, limit, flags uint8) {
+		n := 1 + int(size)%9
+		var filter solver.Filter
+		for _, b := range squares[:min(len(squares), 8)] {
+			sq := solver.Square{Row: int(b>>1) / n % n, Col: int(b>>1) % n}
+			if b&1 == 0 {
+				filter.Queens = append(filter.Queens, sq)
+			} else {
+				filter.Empty = append(filter.Empty, sq)
+			}
+		}
+		var at solver.Placement
+		for _, c := range cursor[:min(len(cursor), n+1)] {
+			at = append(at, int(int8(c))%(n+2))
+		}
+		unique, backward := flags&1 != 0, flags&2 != 0
+		k := int(limit % 12)
+		got, err := solver.Page(context.Background(), solver.PageQuery{N: n, Cursor: at, Limit: k, Backward: backward, Unique: unique, Filter: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var after, before solver.Placement
+		if len(at) > 0 {
+			if backward {
+				before = at
+			} else {
+				after = at
+			}
+		}
+		if want := window(filteredListing(n, filter, unique), after, before, k, backward); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("N=%d filter %q cursor %v limit %d unique=%v backward=%v: %v, want %v", n, filter, at, k, unique, backward, got, want)
+		}
+	})
+}
+
+// FuzzParseFilter: whatever ParseFilter takes, String writes a form that
+// reads back as the same filter.
+func FuzzParseFilter(f *testing.F) {
+	f.Add("q0.3,q2.5,e1.1")
+	f.Add(" e4.4 ")
+	f.Add("q-1.2")
+	f.Fuzz(func(t *testing.T, s string) {
+		filter, err := solver.ParseFilter(s)
+		if err != nil {
+			return
+		}
+		back, err := solver.ParseFilter(filter.String())
+		if err != nil || !slices.Equal(back.Queens, filter.Queens) || !slices.Equal(back.Empty, filter.Empty) {
+			t.Fatalf("ParseFilter(%q) = %v, written %q, read back %v, %v", s, filter, filter.String(), back, err)
 		}
 	})
 }

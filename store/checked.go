@@ -127,6 +127,30 @@ func (c checked) Page(ctx context.Context, req PageRequest) ([]Solution, error) 
 	return page, c.err(err)
 }
 
+func (c checked) CountSolutions(ctx context.Context, req CountRequest) (uint64, error) {
+	if err := checkCount(req); err != nil {
+		return 0, err
+	}
+	k, err := c.s.CountSolutions(ctx, req)
+	return k, c.err(err)
+}
+
+func (c checked) Walk(ctx context.Context, req WalkRequest, visit func(placement []byte) error) error {
+	if err := checkWalk(req); err != nil {
+		return err
+	}
+	// An error of visit is the caller's own: it passes through unclassified.
+	var visitErr error
+	err := c.s.Walk(ctx, req, func(p []byte) error {
+		visitErr = visit(p)
+		return visitErr
+	})
+	if visitErr != nil {
+		return visitErr
+	}
+	return c.err(err)
+}
+
 func (c checked) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (Solution, error) {
 	if err := cmp.Or(checkN(n), checkRank(rank)); err != nil {
 		return Solution{}, err

@@ -100,6 +100,20 @@ type Store interface {
 	// A board that keeps no solutions (unknown, pending, counts only) is
 	// ENOTFOUND; a running one shows the chunks written so far.
 	Page(ctx context.Context, req PageRequest) ([]Solution, error)
+	// CountSolutions counts the solutions of N that match req.Filter (the
+	// classes with a matching member, when unique; see PageRequest.Filter).
+	// The board must be done and store its solutions (ENOTFOUND
+	// otherwise). The zero filter reads the board's counts; any other
+	// counts the rows, one scan of the board's solutions.
+	CountSolutions(ctx context.Context, req CountRequest) (uint64, error)
+	// Walk calls visit with the placement (one byte per row) of every
+	// solution after req.After that Page would list under the same
+	// request, in ascending order, streaming from one query: the export's
+	// way to read a whole board. The bytes are valid only during the call.
+	// The board must be done and store its solutions (ENOTFOUND
+	// otherwise). An error of visit stops the walk and is returned as it
+	// is.
+	Walk(ctx context.Context, req WalkRequest, visit func(placement []byte) error) error
 	// SolutionAt returns solution #rank of N (of its canonical solutions
 	// when unique), with Rank set. The board must be done and store its
 	// solutions (ENOTFOUND otherwise, and for a rank past the last); rank 0

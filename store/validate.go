@@ -90,9 +90,32 @@ func checkPage(r PageRequest) error {
 		return Errorf(EINVALID, "page limit must be between 0 and %d, got %d", MaxPageLimit, r.Limit)
 	}
 	if len(r.Cursor) > 0 {
-		return checkPlacement(r.N, r.Cursor, "cursor")
+		if err := checkPlacement(r.N, r.Cursor, "cursor"); err != nil {
+			return err
+		}
 	}
-	return nil
+	return checkFilter(r.N, r.Filter)
+}
+
+// checkCount checks a count request.
+func checkCount(r CountRequest) error {
+	if err := checkN(r.N); err != nil {
+		return err
+	}
+	return checkFilter(r.N, r.Filter)
+}
+
+// checkWalk checks a walk request.
+func checkWalk(r WalkRequest) error {
+	if err := checkN(r.N); err != nil {
+		return err
+	}
+	if len(r.After) > 0 {
+		if err := checkPlacement(r.N, r.After, "cursor"); err != nil {
+			return err
+		}
+	}
+	return checkFilter(r.N, r.Filter)
 }
 
 // checkRank checks a 1-based rank.

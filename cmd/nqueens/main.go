@@ -55,6 +55,7 @@ var commands = []command{
 	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
 	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
 	{"complete", completeSynopsis, "complete a board with pinned queens and empty squares, or prove it impossible", runComplete},
+	{"export", exportSynopsis, "write the solutions of N (or those --where keeps) as CSV, NDJSON or placements, from the database or the solver", runExport},
 	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate},
 	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
 	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},

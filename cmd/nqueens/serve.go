@@ -56,6 +56,8 @@ var serveEnv = []envFlag{
 	{"ws-init-timeout", "NQUEENS_WS_INIT_TIMEOUT", "WSInitTimeout"},
 	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL", "WSPingInterval"},
 	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT", "WSPongTimeout"},
+	{"export-max-concurrent", "NQUEENS_EXPORT_MAX_CONCURRENT", "ExportMaxConcurrent"},
+	{"export-solver-max-n", "NQUEENS_EXPORT_SOLVER_MAX_N", "ExportSolverMaxN"},
 	{"migrate", "NQUEENS_MIGRATE", ""},
 }
 
@@ -108,6 +110,8 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.DurationVar(&cfg.WSInitTimeout, "ws-init-timeout", def.WSInitTimeout, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
 	fs.DurationVar(&cfg.WSPingInterval, "ws-ping-interval", def.WSPingInterval, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")
 	fs.DurationVar(&cfg.WSPongTimeout, "ws-pong-timeout", def.WSPongTimeout, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
+	fs.IntVar(&cfg.ExportMaxConcurrent, "export-max-concurrent", def.ExportMaxConcurrent, "downloads of /export/{n}.csv and .ndjson running at once; past it they are refused with 503 ($NQUEENS_EXPORT_MAX_CONCURRENT)")
+	fs.IntVar(&cfg.ExportSolverMaxN, "export-solver-max-n", def.ExportSolverMaxN, "largest N /export enumerates with the solver when the store does not hold it; 0: none ($NQUEENS_EXPORT_SOLVER_MAX_N)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
@@ -180,6 +184,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	stored := storemetrics.New(up.Store(), m.Registerer())
 
 	cfg.Graph.Boards, cfg.Graph.Stored, cfg.Graph.Plans = stored, stored, up
+	cfg.ExportStore = stored
 	// The precompute workers, over the same database: they fill the
 	// store, the precompute mutation asks them for boards, and River UI
 	// shows their jobs at /riverui.

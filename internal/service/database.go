@@ -12,6 +12,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -103,4 +104,14 @@ func genericPlans(dsn string) string {
 		return dsn
 	}
 	return strings.TrimSpace(dsn) + " " + param + "=force_generic_plan"
+}
+
+// OpenStore opens the store alone, without the job system and without
+// migrating it: for the commands that only read it (export).
+func OpenStore(ctx context.Context, db Database) (store.Store, error) {
+	st, err := db.openStore(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database (%s): %w", db, err)
+	}
+	return st, nil
 }

@@ -135,6 +135,22 @@ func (l *lateStore) Page(ctx context.Context, req store.PageRequest) ([]store.So
 	return st.Page(ctx, req)
 }
 
+func (l *lateStore) CountSolutions(ctx context.Context, req store.CountRequest) (uint64, error) {
+	st, err := l.get()
+	if err != nil {
+		return 0, err
+	}
+	return st.CountSolutions(ctx, req)
+}
+
+func (l *lateStore) Walk(ctx context.Context, req store.WalkRequest, visit func(placement []byte) error) error {
+	st, err := l.get()
+	if err != nil {
+		return err
+	}
+	return st.Walk(ctx, req, visit)
+}
+
 func (l *lateStore) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	st, err := l.get()
 	if err != nil {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
@@ -41,7 +42,19 @@ func TestLateStore(t *testing.T) {
 				return answer{Value: r}, err
 			},
 			"SquareCounts": func() (answer, error) { c, err := s.SquareCounts(ctx, 6); return answer{Value: c}, err },
-			"Ping":         func() (answer, error) { return answer{}, s.Ping(ctx) },
+			"CountSolutions": func() (answer, error) {
+				k, err := s.CountSolutions(ctx, store.CountRequest{N: 6, Filter: solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}}})
+				return answer{Value: k}, err
+			},
+			"Walk": func() (answer, error) {
+				var keys [][]byte
+				err := s.Walk(ctx, store.WalkRequest{N: 6}, func(p []byte) error {
+					keys = append(keys, bytes.Clone(p))
+					return nil
+				})
+				return answer{Value: keys}, err
+			},
+			"Ping": func() (answer, error) { return answer{}, s.Ping(ctx) },
 			"RequestBoard": func() (answer, error) {
 				b, created, err := s.RequestBoard(ctx, store.BoardRequest{N: 6})
 				return answer{b, created}, err

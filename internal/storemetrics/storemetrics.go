@@ -120,6 +120,16 @@ func (s *Store) Page(ctx context.Context, req store.PageRequest) (_ []store.Solu
 	return s.next.Page(ctx, req)
 }
 
+func (s *Store) CountSolutions(ctx context.Context, req store.CountRequest) (_ uint64, err error) {
+	defer s.measure("CountSolutions")(&err)
+	return s.next.CountSolutions(ctx, req)
+}
+
+func (s *Store) Walk(ctx context.Context, req store.WalkRequest, visit func(placement []byte) error) (err error) {
+	defer s.measure("Walk")(&err)
+	return s.next.Walk(ctx, req, visit)
+}
+
 func (s *Store) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (_ store.Solution, err error) {
 	defer s.measure("SolutionAt")(&err)
 	return s.next.SolutionAt(ctx, n, rank, unique)

@@ -11,6 +11,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -95,4 +96,14 @@ func sizes(b *testing.B, path string) (table, file int64) {
 		b.Fatal(err)
 	}
 	return table, st.Size()
+}
+
+// BenchmarkFilteredPagesN14 times filtered pages and counts of N=14
+// (storetest.BenchFilteredPages):
+//
+//	go test -run XXX -bench FilteredPagesN14 -benchtime 20x -count 3 ./store/sqlite/
+func BenchmarkFilteredPagesN14(b *testing.B) {
+	s := sqlitetest.OpenTemp(b)
+	storetest.Load(b.Context(), b, s, 14, solver.DefaultChunkDepth(14))
+	storetest.BenchFilteredPages(b, s, 14)
 }

@@ -53,6 +53,8 @@ func Run(t *testing.T, b Backend) {
 	}{
 		{"RoundTripPages", testRoundTripPages},
 		{"PagesFromAnyCursor", testPagesFromAnyCursor},
+		{"FilteredPages", testFilteredPages},
+		{"FilterBadInput", testFilterBadInput},
 		{"RankAndSolutionAt", testRankAndSolutionAt},
 		{"IdempotentChunks", testIdempotentChunks},
 		{"ConcurrentDuplicateChunks", testConcurrentDuplicateChunks},

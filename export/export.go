@@ -1,0 +1,220 @@
+// Package export streams every solution of a board, or those that meet a
+// filter, as CSV, NDJSON or placement lines: for notebooks (pandas,
+// DuckDB, R) and scripts. The solutions come from the store when the board
+// is stored (one streaming query, store.Store.Walk), else from the
+// solver's ordered enumeration. cmd/nqueens (nqueens export) and server
+// (GET /export/{n}.csv) wire it; neither holds any of its logic.
+//
+// The formats, one solution a line in lexicographic order:
+//
+//	csv        header row0,row1,…,row{N-1}; then the 0-based column of the
+//	           queen in each row: 1,3,0,2
+//	ndjson     {"n":4,"placement":[1,3,0,2]}
+//	placement  1 3 0 2 (as nqueens solve prints it)
+package export
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+)
+
+// Format is the form of the output.
+type Format int
+
+const (
+	CSV Format = iota
+	NDJSON
+	Placement
+)
+
+var formatNames = [...]string{CSV: "csv", NDJSON: "ndjson", Placement: "placement"}
+
+// FormatNames lists the formats as ParseFormat reads them.
+func FormatNames() []string { return formatNames[:] }
+
+func (f Format) String() string {
+	if f < 0 || int(f) >= len(formatNames) {
+		return fmt.Sprintf("Format(%d)", int(f))
+	}
+	return formatNames[f]
+}
+
+// ParseFormat is the inverse of Format.String.
+func ParseFormat(name string) (Format, error) {
+	for i, s := range formatNames {
+		if s == name {
+			return Format(i), nil
+		}
+	}
+	return 0, store.Errorf(store.EINVALID, "unknown format %q; formats are %s", name, strings.Join(formatNames[:], ", "))
+}
+
+// Request is what to export.
+type Request struct {
+	N int
+	// Unique exports the canonical solutions only, one per symmetry class:
+	// under a filter, the classes with a matching member (as unique pages
+	// list them, store.PageRequest.Filter).
+	Unique bool
+	Filter solver.Filter
+	Format Format
+}
+
+// Check checks the request: EINVALID with what is allowed.
+func (r Request) Check() error {
+	if r.N < 1 || r.N > solver.MaxSearchN {
+		return store.Errorf(store.EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, r.N)
+	}
+	if k := len(r.Filter.Queens) + len(r.Filter.Empty); k > store.MaxFilterSquares {
+		return store.Errorf(store.EINVALID, "a filter names at most %d squares (queens and empty together), got %d", store.MaxFilterSquares, k)
+	}
+	if err := r.Filter.Check(r.N); err != nil {
+		return store.Errorf(store.EINVALID, "filter: %v", err)
+	}
+	if r.Format < 0 || int(r.Format) >= len(formatNames) {
+		return store.Errorf(store.EINVALID, "unknown format %d", int(r.Format))
+	}
+	return nil
+}
+
+// Store is what an export reads from a store: store.Store has both.
+type Store interface {
+	Board(ctx context.Context, n int) (store.Board, error)
+	Walk(ctx context.Context, req store.WalkRequest, visit func(placement []byte) error) error
+}
+
+// Source is where an export's solutions come from.
+type Source int
+
+const (
+	FromStore Source = iota
+	FromSolver
+)
+
+func (s Source) String() string {
+	if s == FromStore {
+		return "store"
+	}
+	return "solver"
+}
+
+// Export is a checked request and its source, ready to write.
+type Export struct {
+	Request
+	Source Source
+	st     Store
+}
+
+// Plan checks req and picks its source: the store when it holds the board
+// done with its solutions, else the solver for N up to solverMaxN (an
+// enumeration of N=16 takes seconds, of N=17 minutes); beyond it EINVALID,
+// saying so. st may be nil: the solver only.
+func Plan(ctx context.Context, st Store, req Request, solverMaxN int) (*Export, error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	if st != nil {
+		b, err := st.Board(ctx, req.N)
+		switch {
+		case err == nil && b.State == store.Done && b.StoresSolutions:
+			return &Export{Request: req, Source: FromStore, st: st}, nil
+		case err != nil && store.ErrorCode(err) != store.ENOTFOUND:
+			return nil, err
+		}
+	}
+	if req.N > solverMaxN {
+		return nil, store.Errorf(store.EINVALID, "N=%d is not stored, and boards that are not are exported up to N=%d", req.N, solverMaxN)
+	}
+	return &Export{Request: req, Source: FromSolver}, nil
+}
+
+// bufferSize is the output buffer: large writes, few system calls.
+const bufferSize = 256 << 10
+
+// WriteTo writes the export to w: the header (CSV), then one line per
+// solution, through a buffer of its own. It returns how many solutions it
+// wrote. ctx stops it (a cancelled download); so does the first error of w.
+func (e *Export) WriteTo(ctx context.Context, w io.Writer) (solutions uint64, err error) {
+	bw := bufio.NewWriterSize(w, bufferSize)
+	if e.Format == CSV {
+		bw.Write(appendCSVHeader(bw.AvailableBuffer(), e.N))
+	}
+	line := lineWriter(e.Format, e.N)
+	emit := func(key []byte) error {
+		bw.Write(line(bw.AvailableBuffer(), key))
+		solutions++
+		return nil
+	}
+	if e.Source == FromStore {
+		err = e.st.Walk(ctx, store.WalkRequest{N: e.N, Unique: e.Unique, Filter: e.Filter}, func(key []byte) error {
+			emit(key)
+			// A write error (the reader gone) stops the query at once.
+			if solutions%1024 == 0 {
+				if err := writerErr(bw); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	} else {
+		err = e.fromSolver(ctx, bw, emit)
+	}
+	if err != nil {
+		return solutions, err
+	}
+	return solutions, bw.Flush()
+}
+
+// fromSolver enumerates the request's solutions, filtered one by one.
+func (e *Export) fromSolver(ctx context.Context, bw *bufio.Writer, emit func([]byte) error) error {
+	seq := solver.All(e.N)
+	filters := []solver.Filter{e.Filter}
+	if e.Unique {
+		seq = solver.AllUnique(e.N)
+		filters = store.ClassFilters(e.N, e.Filter)
+	}
+	key := make([]byte, e.N)
+	seen := 0
+	for p := range seq {
+		// Checked by solutions seen, not written, so that a filter that
+		// keeps few still stops soon.
+		if seen++; seen%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := writerErr(bw); err != nil {
+				return err
+			}
+		}
+		if !e.Filter.IsZero() && !matchesAny(filters, p) {
+			continue
+		}
+		for r, c := range p {
+			key[r] = byte(c)
+		}
+		emit(key)
+	}
+	return ctx.Err()
+}
+
+func matchesAny(filters []solver.Filter, p solver.Placement) bool {
+	for _, f := range filters {
+		if f.Matches(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// writerErr is the error a bufio.Writer keeps after a failed write: a
+// zero-length write returns it without writing.
+func writerErr(bw *bufio.Writer) error {
+	_, err := bw.Write(nil)
+	return err
+}
