@@ -24,6 +24,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Board() BoardResolver
+	CountResult() CountResultResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Solution() SolutionResolver
@@ -71,13 +72,15 @@ type ComplexityRoot struct {
 	}
 
 	CountResult struct {
-		Board   func(childComplexity int) int
-		Classes func(childComplexity int) int
-		N       func(childComplexity int) int
-		Source  func(childComplexity int) int
-		State   func(childComplexity int) int
-		Total   func(childComplexity int) int
-		Unique  func(childComplexity int) int
+		Board              func(childComplexity int) int
+		Classes            func(childComplexity int) int
+		N                  func(childComplexity int) int
+		Source             func(childComplexity int) int
+		SquareCounts       func(childComplexity int) int
+		State              func(childComplexity int) int
+		Total              func(childComplexity int) int
+		Unique             func(childComplexity int) int
+		UniqueSquareCounts func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -386,6 +389,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CountResult.Source(childComplexity), true
+	case "CountResult.squareCounts":
+		if e.ComplexityRoot.CountResult.SquareCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CountResult.SquareCounts(childComplexity), true
 	case "CountResult.state":
 		if e.ComplexityRoot.CountResult.State == nil {
 			break
@@ -404,6 +413,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CountResult.Unique(childComplexity), true
+	case "CountResult.uniqueSquareCounts":
+		if e.ComplexityRoot.CountResult.UniqueSquareCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CountResult.UniqueSquareCounts(childComplexity), true
 
 	case "Mutation.precompute":
 		if e.ComplexityRoot.Mutation.Precompute == nil {
@@ -1068,6 +1083,10 @@ func (ec *executionContext) childFields_CountResult(ctx context.Context, field g
 		return ec.fieldContext_CountResult_classes(ctx, field)
 	case "source":
 		return ec.fieldContext_CountResult_source(ctx, field)
+	case "squareCounts":
+		return ec.fieldContext_CountResult_squareCounts(ctx, field)
+	case "uniqueSquareCounts":
+		return ec.fieldContext_CountResult_uniqueSquareCounts(ctx, field)
 	case "state":
 		return ec.fieldContext_CountResult_state(ctx, field)
 	case "board":

@@ -166,6 +166,7 @@ func TestViewerFilterInBrowser(t *testing.T) {
 	s.waitText("#match-total", group3(uint64(len(wantPinned))))
 	s.checkPlacements(wantPinned[:size], 1)
 	s.checkMatches(n, pinned)
+	s.filteredHeatMap(n, pinned, wantPinned, matchingClasses(n, pinned))
 
 	// --- block a square: one click pins a queen there, the next blocks it --
 	s.clickFilter(block, "q", solver.Filter{Queens: sortSquares(pin, block)})
@@ -253,6 +254,10 @@ func TestViewerFilterInBrowser(t *testing.T) {
 	s.waitRange(fmt.Sprintf("Solutions 1–%d of %d", size, len(all)))
 	s.checkPlacements(all[:size], 1)
 	s.wait("the filter's counts are gone", `document.querySelector('#match-box').hidden`)
+	// Without the filter the heat map is the board's again.
+	s.wait("the heat map is the board's again", `!document.querySelector('#heat').getAttribute('aria-label').includes('matching')`)
+	allCounts, _ := squareTally(n, all)
+	s.checkHeat(n, allCounts, uint64(len(all)), "solutions")
 	if u := s.url(); u != fmt.Sprintf("/?n=%d&mode=all&size=%d", n, size) {
 		s.fail("address bar %q after clearing the filter", u)
 	}
@@ -359,6 +364,8 @@ func TestViewerFilterCountUnknownInBrowser(t *testing.T) {
 	s.checkPlacements(want[:size], 1)
 	s.waitText("#match-total", "not known")
 	s.wait("the summary says why", `document.querySelector('#match-note .code')?.textContent === 'TIMEOUT'`)
+	s.wait("the heat map says its tally is not known, and why", `!document.querySelector('#heat-box').hidden && document.querySelector('#heat .heat-cell') === null &&
+		document.querySelector('#heat-legend').textContent.startsWith('Not known') && document.querySelector('#heat-legend .code')?.textContent === 'TIMEOUT'`)
 	s.noError("under a filter that cannot be counted")
 	s.do("clicking Next", chromedp.Click("#next"))
 	s.waitRange(fmt.Sprintf("Matching solutions %d–%d · count not known within the time budget", size+1, 2*size))

@@ -316,6 +316,15 @@ const Q_MATCH = `query Match($n: Int!, $where: SolutionFilter!) {
   count(n: $n, where: $where) { total unique source }
 }`;
 
+// The heat map of a filtered board: the square counts of the matching
+// solutions and of the matching classes' canonical members, tallied by
+// the server within its time budget (null with TIMEOUT past it). Asked
+// once the counts are in, so that they show first and the tally gets the
+// request's whole budget.
+const Q_MATCH_HEAT = `query MatchHeat($n: Int!, $where: SolutionFilter!) {
+  count(n: $n, where: $where) { squareCounts uniqueSquareCounts }
+}`;
+
 const Q_DETAILS = `query Details($p: [Int!]!) {
   solution(placement: $p) {
     n placement compact chess rows rank uniqueRank isCanonical orbitSize svg(size: 360)
@@ -615,7 +624,17 @@ function renderSummary(board, counts, ms) {
 // renderHeat draws the board's square counts (the summary's; null until
 // the board is done in the store) as a heat map: each square coloured by
 // its share of the busiest square, its count in its title and label.
+//
+// Under a filter it draws the filter's square counts instead (match.heat):
+// over the matching solutions, or the canonical members of the classes
+// with a matching member; while they are asked for, or when the server
+// could not tally them within its budget, the map is empty and the
+// legend says so.
 function renderHeat() {
+  if (view.where) {
+    renderMatchHeat();
+    return;
+  }
   const board = summary && summary.board;
   const box = $('#heat-box');
   if (!board || !board.squareCounts) {
@@ -627,6 +646,41 @@ function renderHeat() {
   const table = unique ? board.uniqueSquareCounts : board.squareCounts;
   const of = unique ? board.unique : board.total;
   const what = unique ? 'unique solutions' : 'solutions';
+  drawHeat(table, of, what, '');
+}
+
+// renderMatchHeat is renderHeat under a filter.
+function renderMatchHeat() {
+  const box = $('#heat-box');
+  box.hidden = false;
+  const m = match && match.n === view.n && match.where === view.where ? match : null;
+  const grid = $('#heat');
+  if (!m || !m.heat || m.heat.unknown) {
+    grid.replaceChildren();
+    grid.setAttribute('aria-label', 'Heat map of the matching solutions: not known');
+    const legend = $('#heat-legend');
+    legend.replaceChildren();
+    if (!m || !m.heat) legend.append('Counting the queens of the matching solutions square by square…');
+    else {
+      const e = m.heat.unknown;
+      legend.append('Not known: the server could not tally the matching solutions square by square within its time budget',
+        ...(e && e.code ? [' (', el('code', { class: 'code', text: e.code }), ')'] : []), '.');
+    }
+    return;
+  }
+  const unique = $('input[name="heat-mode"]:checked').value === 'unique';
+  const table = unique ? m.heat.uniqueSquareCounts : m.heat.squareCounts;
+  // Each row sums to what the table counts: a solution has one queen a row.
+  const of = table.length ? String(table[0].reduce((a, v) => a + BigInt(v), 0n)) : '0';
+  const what = unique ? 'canonical solutions of the matching classes' : 'matching solutions';
+  drawHeat(table, of, what, unique
+    ? ' Over the classes with a member that matches the filter, each by its canonical member (which need not match).'
+    : ' Over the solutions that match the filter.');
+}
+
+// drawHeat draws table (N rows of N BigInt strings) of `of` placements,
+// what they are, and the legend's note on what it is over.
+function drawHeat(table, of, what, over) {
   const n = table.length;
   // Counts are BigInt strings; BigInt keeps them exact past 2^53.
   let max = 0n;
@@ -651,7 +705,7 @@ function renderHeat() {
   grid.replaceChildren(...cells);
   $('#heat-legend').textContent = max === 0n
     ? `No ${what}: every square is empty.`
-    : `Darkest: ${fmtBig(String(max))} ${what} with a queen on the square (the busiest); white: none. The top row is rank ${n}, as on the boards below.`;
+    : `Darkest: ${fmtBig(String(max))} ${what} with a queen on the square (the busiest); white: none. The top row is rank ${n}, as on the boards below.${over}`;
 }
 
 for (const input of document.querySelectorAll('input[name="heat-mode"]')) input.addEventListener('change', renderHeat);
@@ -737,6 +791,7 @@ async function loadMatch(n, where) {
   $('#match-box').hidden = $('#match-unique-box').hidden = !where;
   note.hidden = true;
   clearError('match');
+  renderHeat();
   if (!where) return;
   const ctl = new AbortController();
   matchAbort = ctl;
@@ -753,14 +808,38 @@ async function loadMatch(n, where) {
     const other = errors.find((e) => e !== timeout);
     if (other) throw firstError([other]);
     if (!data.count) throw new ApiError('ERROR', 'the server answered without counts');
-    match = { n, where, total: data.count.total, unique: data.count.unique, unknown: timeout ? firstError([timeout]) : null };
+    match = { n, where, total: data.count.total, unique: data.count.unique, unknown: timeout ? firstError([timeout]) : null, heat: null };
     renderMatch();
     pageLearnsSummary();
+    renderHeat();
+    loadMatchHeat(match, ctl.signal);
   } catch (err) {
     if (ctl.signal.aborted || err.name === 'AbortError') return;
     $('#match-total').textContent = $('#match-unique').textContent = '–';
+    $('#heat-legend').textContent = 'Not known: the filter could not be counted.';
     showError(err, `the count of the filter on N=${n}`, 'match');
   }
+}
+
+// loadMatchHeat asks for the square counts of the filter on screen (m,
+// the match just counted) and draws them when m is still on screen:
+// m.heat is { squareCounts, uniqueSquareCounts } or { unknown: error }.
+async function loadMatchHeat(m, signal) {
+  try {
+    const { data, errors } = await gql(Q_MATCH_HEAT, { n: m.n, where: whereVar(m) }, { signal, partial: true });
+    if (signal.aborted) return;
+    const timeout = errors.find((e) => e.extensions && e.extensions.code === 'TIMEOUT');
+    const other = errors.find((e) => !e.extensions || e.extensions.code !== 'TIMEOUT');
+    if (other) throw firstError([other]);
+    const c = data.count;
+    m.heat = c && c.squareCounts && c.uniqueSquareCounts
+      ? { squareCounts: c.squareCounts, uniqueSquareCounts: c.uniqueSquareCounts }
+      : { unknown: timeout ? firstError([timeout]) : new ApiError('ERROR', 'the server answered without square counts') };
+  } catch (err) {
+    if (signal.aborted || err.name === 'AbortError') return;
+    m.heat = { unknown: err };
+  }
+  if (match === m) renderHeat();
 }
 
 function renderMatch() {
