@@ -1378,9 +1378,9 @@ function loadIntoValidator(p) {
   updateValidator();
 }
 
-function buildValidator() {
-  const n = vstate.n;
-  const board = $('#vboard');
+// squareButtons fills board with n×n square buttons, one Tab stop (the
+// arrow keys move inside, gridKeys), each calling onclick(r, c).
+function squareButtons(board, n, onclick) {
   board.style.setProperty('--n', String(n || 1));
   const rows = [];
   for (let r = 0; r < n; r++) {
@@ -1389,12 +1389,18 @@ function buildValidator() {
       cells.push(el('button', {
         type: 'button', class: 'sq ' + ((r + c) % 2 ? 'dark' : 'light'),
         'data-r': String(r), 'data-c': String(c), tabindex: r === 0 && c === 0 ? '0' : '-1',
-        onclick: () => toggle(r, c),
+        onclick: () => onclick(r, c),
       }));
     }
     rows.push(el('div', { class: 'vrow' }, cells));
   }
   board.replaceChildren(...rows);
+}
+
+function buildValidator() {
+  const n = vstate.n;
+  const board = $('#vboard');
+  squareButtons(board, n, toggle);
   if (!n) board.append(el('p', { class: 'muted', text: `Pick a board size from 1 to ${API_MAX_N}.` }));
 }
 
@@ -1577,21 +1583,7 @@ async function updateValidator() {
 // follow.
 
 function buildFilterBoard(n) {
-  const board = $('#fboard');
-  board.style.setProperty('--n', String(n));
-  const rows = [];
-  for (let r = 0; r < n; r++) {
-    const cells = [];
-    for (let c = 0; c < n; c++) {
-      cells.push(el('button', {
-        type: 'button', class: 'sq ' + ((r + c) % 2 ? 'dark' : 'light'),
-        'data-r': String(r), 'data-c': String(c), tabindex: r === 0 && c === 0 ? '0' : '-1',
-        onclick: () => cycleSquare(r, c),
-      }));
-    }
-    rows.push(el('div', { class: 'vrow' }, cells));
-  }
-  board.replaceChildren(...rows);
+  squareButtons($('#fboard'), n, cycleSquare);
 }
 
 gridKeys('#fboard', () => view.n);
