@@ -65,6 +65,8 @@ func Run(t *testing.T, b Backend) {
 		{"TaskBoard", testTaskBoard},
 		{"SquareCounts", testSquareCounts},
 		{"SquareCountsUnknown", testSquareCountsUnknown},
+		{"FilteredCounts", testFilteredCounts},
+		{"FilteredCountBadInput", testFilteredCountBadInput},
 		{"PlanHook", testPlanHook},
 		{"TouchBoard", testTouchBoard},
 		{"Workers", testWorkers},
