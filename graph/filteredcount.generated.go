@@ -93,6 +93,29 @@ func (ec *executionContext) fieldContext_FilteredCount_state(_ context.Context, 
 	return graphql.NewScalarFieldContext("FilteredCount", field, false, false, "BoardState")
 }
 
+func (ec *executionContext) _FilteredCount_error(ctx context.Context, field graphql.CollectedField, obj *FilteredCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FilteredCount_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FilteredCount_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FilteredCount", field, false, false, "String")
+}
+
 func (ec *executionContext) _FilteredCount_total(ctx context.Context, field graphql.CollectedField, obj *FilteredCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -267,6 +290,11 @@ func (ec *executionContext) _FilteredCount(ctx context.Context, sel ast.Selectio
 		case "state":
 			out.Values[i] = ec._FilteredCount_state(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._FilteredCount_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "total":

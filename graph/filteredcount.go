@@ -14,6 +14,10 @@ import (
 func filteredCountModel(fc store.FilteredCount) *FilteredCount {
 	out := &FilteredCount{N: fc.N, Filter: fc.Filter, State: fc.State, ChunksDone: fc.ChunksDone,
 		ChunksTotal: fc.ChunksTotal, RequestedAt: fc.RequestedAt}
+	if fc.LastError != "" {
+		reason := fc.LastError
+		out.Error = &reason
+	}
 	if fc.State == store.Done {
 		out.Total, out.Unique = bigPtr(fc.Total), bigPtr(fc.Unique)
 		finished := fc.FinishedAt

@@ -61,8 +61,12 @@ type FilteredCount struct {
 	// by row then column, each square once (e.g. `q0.3,q2.5,e1.1`). Filters that
 	// differ only in the order or repetition of their squares share it.
 	Filter string `json:"filter"`
-	// `RUNNING` while chunks are counted, `DONE` once they all are.
+	// `RUNNING` while chunks are counted, `DONE` once they all are, `FAILED`
+	// when a chunk was given up after retries (`error` says why; asking again
+	// with `precomputeCount` resumes it, keeping the chunks counted).
 	State store.BoardState `json:"state"`
+	// Why the count failed; null unless `FAILED`.
+	Error *string `json:"error,omitempty"`
 	// The solutions that match the filter; null until `DONE`.
 	Total *BigInt `json:"total,omitempty"`
 	// The symmetry classes with a member that matches (see `SolutionFilter`); null until `DONE`.

@@ -83,6 +83,7 @@ type ComplexityRoot struct {
 	FilteredCount struct {
 		ChunksDone  func(childComplexity int) int
 		ChunksTotal func(childComplexity int) int
+		Error       func(childComplexity int) int
 		Filter      func(childComplexity int) int
 		FinishedAt  func(childComplexity int) int
 		N           func(childComplexity int) int
@@ -430,6 +431,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FilteredCount.ChunksTotal(childComplexity), true
+	case "FilteredCount.error":
+		if e.ComplexityRoot.FilteredCount.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.Error(childComplexity), true
 	case "FilteredCount.filter":
 		if e.ComplexityRoot.FilteredCount.Filter == nil {
 			break
@@ -1164,6 +1171,8 @@ func (ec *executionContext) childFields_FilteredCount(ctx context.Context, field
 		return ec.fieldContext_FilteredCount_filter(ctx, field)
 	case "state":
 		return ec.fieldContext_FilteredCount_state(ctx, field)
+	case "error":
+		return ec.fieldContext_FilteredCount_error(ctx, field)
 	case "total":
 		return ec.fieldContext_FilteredCount_total(ctx, field)
 	case "unique":

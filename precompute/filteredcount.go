@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -23,7 +24,10 @@ import (
 
 // PrecomputeCount asks for the count of board n under f to be computed in
 // the background and stored, keyed by f.Key(). It returns the count's row:
-// asking again for a count that runs or is done changes nothing.
+// asking again for a count that runs or is done changes nothing; a failed
+// one resumes, its chunks not written yet queued again (a chunk whose job
+// is still on its way out, the moment after it failed the count, is not:
+// River drops the duplicate of a running job; ask again).
 func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	if n < 1 || n > solver.MaxSearchN {
 		return store.FilteredCount{}, store.Errorf(store.EINVALID, "a filtered count takes N from 1 to %d, got %d", solver.MaxSearchN, n)
@@ -76,8 +80,9 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 			e.log.Error("filtered count chunk job panicked", "job", a.String(), "panic", r, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", r)
 		}
+		// A job cancelled by Stop is not the chunk's fault: it runs again.
 		if err != nil && job.Attempt >= job.MaxAttempts && ctx.Err() == nil {
-			e.log.Error("filtered count chunk failed; ask for the count again once mended", "job", a.String(), "attempts", job.Attempt, "err", err)
+			e.failFilteredCount(a, fmt.Sprintf("%v failed %d times; the last error: %v", a, job.Attempt, err))
 		}
 	}()
 	f, err := solver.ParseFilter(a.Filter)
@@ -108,6 +113,9 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 	})
 	switch {
 	case err != nil && permanent(err):
+		if store.ErrorCode(err) == store.EINVALID {
+			e.failFilteredCount(a, fmt.Sprintf("%v cannot be written: %v", a, err))
+		}
 		return river.JobCancel(err)
 	case err != nil:
 		return err
@@ -115,4 +123,17 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 		e.log.Info("filtered count done", "n", a.N, "filter", a.Filter, "total", fc.Total, "unique", fc.Unique)
 	}
 	return nil
+}
+
+// failFilteredCount records that the count of a's chunk failed, with the
+// reason: asking for it again resumes it. It runs after a job's context
+// may have ended, so it has its own.
+func (e *Engine[TTx]) failFilteredCount(a FilteredChunkArgs, reason string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := e.store.FailFilteredCount(ctx, a.N, a.Filter, reason); err != nil {
+		e.log.Error("recording a filtered count's failure", "n", a.N, "filter", a.Filter, "reason", reason, "err", err)
+		return
+	}
+	e.log.Error("filtered count failed; asking for it again resumes it", "n", a.N, "filter", a.Filter, "reason", reason)
 }

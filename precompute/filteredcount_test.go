@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,6 +149,79 @@ func TestFilteredCountBadInput(t *testing.T) {
 		}
 		if jobs := b.jobs(t, precompute.KindFilteredChunk); len(jobs) != 0 {
 			t.Errorf("%d jobs queued", len(jobs))
+		}
+	})
+}
+
+// faultyCounts is the real store refusing the writes of one chunk of the
+// filtered counts while refuse is set.
+type faultyCounts struct {
+	store.Store
+	index  int
+	refuse atomic.Bool
+}
+
+func (s *faultyCounts) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (store.FilteredCount, error) {
+	if s.refuse.Load() && w.Index == s.index {
+		return store.FilteredCount{}, errInjected
+	}
+	return s.Store.WriteFilteredChunk(ctx, w, inTx)
+}
+
+// TestFailingFilteredChunk makes one chunk's writes fail every time: after
+// its attempts the count fails with the error recorded, and asking for it
+// again resumes it to brute force's count once the fault is gone.
+func TestFailingFilteredChunk(t *testing.T) {
+	onBackends(t, func(t *testing.T, backend string) {
+		faulty := &faultyCounts{index: 3}
+		faulty.refuse.Store(true)
+		b := setup(t, backend, options{
+			config: func(c *precompute.Config) { c.MaxAttempts, c.RetryPolicy = 2, fastRetries{} },
+			wrap:   func(s store.Store) store.Store { faulty.Store = s; return faulty },
+		})
+		const n = 10
+		f := solver.Filter{Queens: []solver.Square{{Row: 4, Col: 7}}}
+		if _, err := b.engine.PrecomputeCount(b.ctx, n, f); err != nil {
+			t.Fatal(err)
+		}
+		b.start(t)
+		var fc store.FilteredCount
+		eventually.True(t, time.Minute, func() string {
+			var err error
+			fc, err = b.store.FilteredCount(b.ctx, n, f.Key())
+			if err != nil || fc.State != store.Failed {
+				return fmt.Sprintf("%+v, %v", fc, err)
+			}
+			return ""
+		})
+		if !strings.Contains(fc.LastError, errInjected.Error()) || !strings.Contains(fc.LastError, "2 times") {
+			t.Errorf("failed count: %+v; want the error recorded", fc)
+		}
+		// The job is discarded as its worker returns, just after the
+		// count's failure is recorded; until then River would drop its
+		// duplicate (unique while it runs).
+		eventually.True(t, 10*time.Second, func() string {
+			for _, j := range b.jobs(t, precompute.KindFilteredChunk) {
+				if j.State == rivertype.JobStateRunning || j.State == rivertype.JobStateRetryable {
+					return fmt.Sprintf("job %d is %s", j.ID, j.State)
+				}
+			}
+			return ""
+		})
+		faulty.refuse.Store(false)
+		if fc, err := b.engine.PrecomputeCount(b.ctx, n, f); err != nil || fc.State != store.Running {
+			t.Fatalf("resuming: %+v, %v", fc, err)
+		}
+		eventually.True(t, time.Minute, func() string {
+			fc, err := b.store.FilteredCount(b.ctx, n, f.Key())
+			if err != nil || fc.State != store.Done {
+				return fmt.Sprintf("%+v, %v", fc, err)
+			}
+			return ""
+		})
+		fc, _ = b.store.FilteredCount(b.ctx, n, f.Key())
+		if want := bruteForceCount(n, f); fc.Total != want || fc.LastError != "" {
+			t.Errorf("resumed count: %+v; want total %d and no error", fc, want)
 		}
 	})
 }

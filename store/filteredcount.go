@@ -14,8 +14,10 @@ type FilteredCount struct {
 	N int
 	// Filter is the filter's canonical text, solver.Filter.Key.
 	Filter string
-	// State is Running while chunks are counted, Done once all are.
-	State BoardState
+	// State is Running while chunks are counted, Done once all are,
+	// Failed when a chunk was given up (LastError says why).
+	State     BoardState
+	LastError string
 	// Total and Unique are the counts, 0 until Done.
 	Total, Unique uint64
 	ChunksTotal   int
@@ -44,7 +46,8 @@ type FilteredChunkWrite struct {
 }
 
 // FilteredCountTxFunc runs in the transaction of a RequestFilteredCount
-// call that creates the count, with the chunk indexes to count.
+// call that creates the count or resumes a failed one, with the indexes of
+// the chunks to count (those not written yet).
 type FilteredCountTxFunc func(ctx context.Context, tx any, todo []int) error
 
 // FilteredCounts keeps the counts under filters. Both backends implement
@@ -53,9 +56,11 @@ type FilteredCounts interface {
 	// RequestFilteredCount records that req.N under req.Filter be counted
 	// in req.Chunks chunks: a running row, then onCreate (if not nil) in
 	// the same transaction with every chunk index, for the job system to
-	// queue them. It is idempotent: an existing count is returned
-	// unchanged (created false) and onCreate does not run; one asked for
-	// with another number of chunks is ECONFLICT.
+	// queue them. It is idempotent: a running or done count is returned
+	// unchanged (created false) and onCreate does not run. A failed one
+	// resumes: running again, onCreate with the chunks not written yet
+	// (created true). One asked for with another number of chunks is
+	// ECONFLICT.
 	RequestFilteredCount(ctx context.Context, req FilteredCountRequest, onCreate FilteredCountTxFunc) (c FilteredCount, created bool, err error)
 	// WriteFilteredChunk records the count of one chunk, then inTx (if not
 	// nil) in the same transaction. A chunk already written writes nothing
@@ -64,6 +69,10 @@ type FilteredCounts interface {
 	// done, in its transaction. ENOTFOUND when the count was never asked
 	// for.
 	WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, inTx TxFunc) (FilteredCount, error)
+	// FailFilteredCount marks a running count failed, with the reason
+	// (ECONFLICT for a done one, ENOTFOUND for one never asked for); a
+	// failed one stays as it is. RequestFilteredCount resumes it.
+	FailFilteredCount(ctx context.Context, n int, filter, reason string) (FilteredCount, error)
 	// FilteredCount returns the count of N under filter (canonical text):
 	// ENOTFOUND when it was never asked for.
 	FilteredCount(ctx context.Context, n int, filter string) (FilteredCount, error)
@@ -116,6 +125,17 @@ func (c checked) WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, i
 		return FilteredCount{}, Errorf(EINVALID, "a chunk counts at most as many classes as solutions, got %d classes of %d", w.Counts.Unique, w.Counts.Total)
 	}
 	fc, err := c.s.WriteFilteredChunk(ctx, w, inTx)
+	return fc, c.err(err)
+}
+
+func (c checked) FailFilteredCount(ctx context.Context, n int, filter, reason string) (FilteredCount, error) {
+	if err := checkN(n); err != nil {
+		return FilteredCount{}, err
+	}
+	if err := checkFilterKey(n, filter); err != nil {
+		return FilteredCount{}, err
+	}
+	fc, err := c.s.FailFilteredCount(ctx, n, filter, reason)
 	return fc, c.err(err)
 }
 

@@ -202,6 +202,14 @@ func (l *lateStore) WriteFilteredChunk(ctx context.Context, w store.FilteredChun
 	return st.WriteFilteredChunk(ctx, w, inTx)
 }
 
+func (l *lateStore) FailFilteredCount(ctx context.Context, n int, filter, reason string) (store.FilteredCount, error) {
+	st, err := l.get()
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return st.FailFilteredCount(ctx, n, filter, reason)
+}
+
 func (l *lateStore) FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error) {
 	st, err := l.get()
 	if err != nil {

@@ -65,6 +65,10 @@ func TestLateStore(t *testing.T) {
 				c, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 6, Filter: "q0.1"}, nil)
 				return answer{Value: c}, err
 			},
+			"FailFilteredCount": func() (answer, error) {
+				c, err := s.FailFilteredCount(ctx, 6, "q0.1", "a test")
+				return answer{Value: c}, err
+			},
 			"FilteredCount": func() (answer, error) { c, err := s.FilteredCount(ctx, 6, "q0.1"); return answer{Value: c}, err },
 			"RequestBoard": func() (answer, error) {
 				b, created, err := s.RequestBoard(ctx, store.BoardRequest{N: 6})
@@ -106,7 +110,7 @@ func TestLateStore(t *testing.T) {
 	// these calls changes what the next one answers.
 	for _, name := range []string{"Board", "Boards", "Chunks", "Workers", "Page", "SolutionAt", "Rank", "Ping",
 		"RequestBoard", "PlanBoard", "WriteChunk", "TouchBoard", "FinishBoard", "FailBoard",
-		"RequestFilteredCount", "WriteFilteredChunk", "FilteredCount"} {
+		"RequestFilteredCount", "WriteFilteredChunk", "FailFilteredCount", "FilteredCount"} {
 		got, gotErr := late[name]()
 		want, wantErr := direct[name]()
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {

@@ -163,6 +163,11 @@ func (s *Store) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWri
 	return s.next.WriteFilteredChunk(ctx, w, inTx)
 }
 
+func (s *Store) FailFilteredCount(ctx context.Context, n int, filter, reason string) (_ store.FilteredCount, err error) {
+	defer s.measure("FailFilteredCount")(&err)
+	return s.next.FailFilteredCount(ctx, n, filter, reason)
+}
+
 func (s *Store) FilteredCount(ctx context.Context, n int, filter string) (_ store.FilteredCount, err error) {
 	defer s.measure("FilteredCount")(&err)
 	return s.next.FilteredCount(ctx, n, filter)

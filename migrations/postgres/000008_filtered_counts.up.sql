@@ -13,6 +13,7 @@ CREATE TABLE filtered_counts (
     chunks_total integer     NOT NULL CHECK (chunks_total >= 1),
     chunks_done  integer     NOT NULL DEFAULT 0 CHECK (chunks_done BETWEEN 0 AND chunks_total),
     requested_at timestamptz NOT NULL DEFAULT now(),
+    last_error   text        CHECK (last_error IS NULL OR state = 'failed'),
     finished_at  timestamptz,
     PRIMARY KEY (n, filter),
     CHECK ((state = 'done') = (total IS NOT NULL AND unique_count IS NOT NULL AND finished_at IS NOT NULL))

@@ -14,6 +14,7 @@ CREATE TABLE filtered_counts (
     chunks_total INTEGER NOT NULL CHECK (chunks_total >= 1),
     chunks_done  INTEGER NOT NULL DEFAULT 0 CHECK (chunks_done BETWEEN 0 AND chunks_total),
     requested_at TEXT    NOT NULL,
+    last_error   TEXT    CHECK (last_error IS NULL OR state = 'failed'),
     finished_at  TEXT,
     PRIMARY KEY (n, filter),
     CHECK ((state = 'done') = (total IS NOT NULL AND unique_count IS NOT NULL AND finished_at IS NOT NULL))

@@ -10,17 +10,21 @@ import (
 	"github.com/nqueens/nqueens/store"
 )
 
-const filteredCountColumns = `n, filter, state, total, unique_count, chunks_total, chunks_done, requested_at, finished_at`
+const filteredCountColumns = `n, filter, state, last_error, total, unique_count, chunks_total, chunks_done, requested_at, finished_at`
 
 func scanFilteredCount(row pgx.Row) (store.FilteredCount, error) {
 	var fc store.FilteredCount
 	var state string
 	var total, unique *int64
 	var finished *time.Time
-	if err := row.Scan(&fc.N, &fc.Filter, &state, &total, &unique, &fc.ChunksTotal, &fc.ChunksDone, &fc.RequestedAt, &finished); err != nil {
+	var lastError *string
+	if err := row.Scan(&fc.N, &fc.Filter, &state, &lastError, &total, &unique, &fc.ChunksTotal, &fc.ChunksDone, &fc.RequestedAt, &finished); err != nil {
 		return store.FilteredCount{}, err
 	}
 	fc.State = store.BoardState(state)
+	if lastError != nil {
+		fc.LastError = *lastError
+	}
 	if total != nil && unique != nil {
 		fc.Total, fc.Unique = uint64(*total), uint64(*unique)
 	}
@@ -52,22 +56,37 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 			VALUES ($1, $2, 'running', $3) ON CONFLICT (n, filter) DO NOTHING
 			RETURNING `+filteredCountColumns, req.N, req.Filter, req.Chunks))
 		if errors.Is(err, pgx.ErrNoRows) {
-			fc, err = filteredCount(ctx, tx, req.N, req.Filter, "")
-			if err == nil && fc.ChunksTotal != req.Chunks {
-				err = store.Errorf(store.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+			fc, err = filteredCount(ctx, tx, req.N, req.Filter, "FOR UPDATE")
+			switch {
+			case err != nil:
+				return err
+			case fc.ChunksTotal != req.Chunks:
+				return store.Errorf(store.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+			case fc.State != store.Failed:
+				return nil
 			}
-			return err
-		}
-		if err != nil {
+			// A failed count resumes with the chunks not written yet.
+			fc, err = scanFilteredCount(tx.QueryRow(ctx, `UPDATE filtered_counts SET state = 'running', last_error = NULL
+				WHERE n = $1 AND filter = $2 RETURNING `+filteredCountColumns, req.N, req.Filter))
+			if err != nil {
+				return err
+			}
+		} else if err != nil {
 			return err
 		}
 		created = true
 		if onCreate == nil {
 			return nil
 		}
-		todo := make([]int, req.Chunks)
-		for i := range todo {
-			todo[i] = i
+		rows, err := tx.Query(ctx, `SELECT i FROM generate_series(0, $3::int - 1) AS i
+			WHERE NOT EXISTS (SELECT FROM filtered_count_chunks WHERE n = $1 AND filter = $2 AND idx = i)
+			ORDER BY i`, req.N, req.Filter, req.Chunks)
+		if err != nil {
+			return err
+		}
+		todo, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return err
 		}
 		return onCreate(ctx, tx, todo)
 	})
@@ -108,12 +127,35 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 			    state = CASE WHEN f.chunks_done + 1 = f.chunks_total THEN 'done' ELSE f.state END,
 			    total = CASE WHEN f.chunks_done + 1 = f.chunks_total THEN s.total END,
 			    unique_count = CASE WHEN f.chunks_done + 1 = f.chunks_total THEN s.unique_count END,
-			    finished_at = CASE WHEN f.chunks_done + 1 = f.chunks_total THEN now() END
+			    finished_at = CASE WHEN f.chunks_done + 1 = f.chunks_total THEN now() END,
+			    last_error = CASE WHEN f.chunks_done + 1 = f.chunks_total THEN NULL ELSE f.last_error END
 			FROM (SELECT sum(total)::bigint AS total, sum(unique_count)::bigint AS unique_count
 			      FROM filtered_count_chunks WHERE n = $1 AND filter = $2) AS s
 			WHERE f.n = $1 AND f.filter = $2
-			RETURNING f.n, f.filter, f.state, f.total, f.unique_count, f.chunks_total, f.chunks_done, f.requested_at, f.finished_at`,
+			RETURNING f.n, f.filter, f.state, f.last_error, f.total, f.unique_count, f.chunks_total, f.chunks_done, f.requested_at, f.finished_at`,
 			w.N, w.Filter))
+		return err
+	})
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return fc, nil
+}
+
+// FailFilteredCount marks a running count failed; see store.Store.
+func (s *queries) FailFilteredCount(ctx context.Context, n int, filter, reason string) (fc store.FilteredCount, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		fc, err = filteredCount(ctx, tx, n, filter, "FOR UPDATE")
+		switch {
+		case err != nil:
+			return err
+		case fc.State == store.Done:
+			return store.Errorf(store.ECONFLICT, "the count of N=%d under %q is done: it cannot fail", n, filter)
+		case fc.State == store.Failed:
+			return nil
+		}
+		fc, err = scanFilteredCount(tx.QueryRow(ctx, `UPDATE filtered_counts SET state = 'failed', last_error = $3
+			WHERE n = $1 AND filter = $2 RETURNING `+filteredCountColumns, n, filter, reason))
 		return err
 	})
 	if err != nil {

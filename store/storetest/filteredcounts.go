@@ -147,3 +147,56 @@ func testFilteredCountBadInput(t *testing.T, b *bundle) {
 		t.Errorf("after bad writes: %+v, %v", fc, err)
 	}
 }
+
+// testFilteredCountResume fails a count halfway and asks for it again: it
+// runs again with only the chunks not written yet to do, and ends with
+// brute force's count; a done count cannot fail.
+func testFilteredCountResume(t *testing.T, b *bundle) {
+	ctx, s := b.ctx, b.store
+	f := solver.Filter{Queens: []solver.Square{{Row: 3, Col: 3}}, Empty: []solver.Square{{Row: 0, Col: 6}}}
+	n, key, plan, want := filteredCountCase(t, f)
+	req := store.FilteredCountRequest{N: n, Filter: key, Chunks: len(plan.Chunks)}
+	_, err := s.FailFilteredCount(ctx, n, key, "never asked for")
+	wantCode(t, err, store.ENOTFOUND, "failing a count never asked for")
+	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
+		t.Fatal(err)
+	}
+	half := len(plan.Chunks) / 2
+	write := func(idx int) store.FilteredCount {
+		t.Helper()
+		fc, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: n, Filter: key, Index: idx, Counts: plan.Chunks[idx].CountFiltered(plan.Filter)}, nil)
+		if err != nil {
+			t.Fatalf("WriteFilteredChunk(%d): %v", idx, err)
+		}
+		return fc
+	}
+	for i := range half {
+		write(i)
+	}
+	fc, err := s.FailFilteredCount(ctx, n, key, "chunk 5 failed 5 times")
+	if err != nil || fc.State != store.Failed || fc.LastError != "chunk 5 failed 5 times" || fc.ChunksDone != half {
+		t.Fatalf("FailFilteredCount = %+v, %v", fc, err)
+	}
+	if again, err := s.FailFilteredCount(ctx, n, key, "another reason"); err != nil || again.LastError != fc.LastError {
+		t.Errorf("failing a failed count again: %+v, %v; want it unchanged", again, err)
+	}
+	var todo []int
+	fc, created, err := s.RequestFilteredCount(ctx, req, func(_ context.Context, _ any, chunks []int) error {
+		todo = chunks
+		return nil
+	})
+	if err != nil || !created || fc.State != store.Running || fc.LastError != "" || fc.ChunksDone != half {
+		t.Fatalf("resuming: %+v, %v, %v", fc, created, err)
+	}
+	if len(todo) != len(plan.Chunks)-half || (len(todo) > 0 && todo[0] != half) {
+		t.Fatalf("resuming queued chunks %v, want %d to %d", todo, half, len(plan.Chunks)-1)
+	}
+	for _, idx := range todo {
+		fc = write(idx)
+	}
+	if fc.State != store.Done || fc.Total != want.Total || fc.Unique != want.Unique {
+		t.Fatalf("after resuming: %+v; want done with total %d, unique %d", fc, want.Total, want.Unique)
+	}
+	_, err = s.FailFilteredCount(ctx, n, key, "too late")
+	wantCode(t, err, store.ECONFLICT, "failing a done count")
+}

@@ -67,6 +67,7 @@ func Run(t *testing.T, b Backend) {
 		{"SquareCountsUnknown", testSquareCountsUnknown},
 		{"FilteredCounts", testFilteredCounts},
 		{"FilteredCountBadInput", testFilteredCountBadInput},
+		{"FilteredCountResume", testFilteredCountResume},
 		{"PlanHook", testPlanHook},
 		{"TouchBoard", testTouchBoard},
 		{"Workers", testWorkers},
