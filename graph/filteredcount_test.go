@@ -136,6 +136,17 @@ func TestPrecomputeCount(t *testing.T) {
 				c.Source == nil || *c.Source != "STORE" {
 				t.Errorf("count(n: %d, where): %+v; want total %d, unique %d from the STORE", n, c, want, wantCounts.Unique)
 			}
+			var conns struct {
+				Solutions, UniqueSolutions struct{ TotalCount *string }
+			}
+			api.Query(t, `query($n: Int!, $where: SolutionFilter) { solutions(n: $n, first: 1, where: $where) { totalCount }
+				uniqueSolutions(n: $n, first: 1, where: $where) { totalCount } }`, map[string]any{"n": n, "where": where(f)}, &conns)
+			if tc := conns.Solutions.TotalCount; tc == nil || *tc != fmt.Sprint(want) {
+				t.Errorf("solutions(where).totalCount = %v, want %d", tc, want)
+			}
+			if tc := conns.UniqueSolutions.TotalCount; tc == nil || *tc != fmt.Sprint(wantCounts.Unique) {
+				t.Errorf("uniqueSolutions(where).totalCount = %v, want %d", tc, wantCounts.Unique)
+			}
 		})
 	}
 }
