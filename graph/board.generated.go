@@ -27,6 +27,10 @@ type BoardResolver interface {
 	Solutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 	UniqueSolutions(ctx context.Context, obj *Board, first *int, after *string, last *int, before *string, where *SolutionFilter) (*SolutionConnection, error)
 }
+type CountResultResolver interface {
+	SquareCounts(ctx context.Context, obj *CountResult) ([][]BigInt, error)
+	UniqueSquareCounts(ctx context.Context, obj *CountResult) ([][]BigInt, error)
+}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -712,6 +716,52 @@ func (ec *executionContext) fieldContext_CountResult_source(_ context.Context, f
 	return graphql.NewScalarFieldContext("CountResult", field, false, false, "Source")
 }
 
+func (ec *executionContext) _CountResult_squareCounts(ctx context.Context, field graphql.CollectedField, obj *CountResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CountResult_squareCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CountResult().SquareCounts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]BigInt) graphql.Marshaler {
+			return ec.marshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CountResult_squareCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CountResult", field, true, true, "BigInt")
+}
+
+func (ec *executionContext) _CountResult_uniqueSquareCounts(ctx context.Context, field graphql.CollectedField, obj *CountResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CountResult_uniqueSquareCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CountResult().UniqueSquareCounts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]BigInt) graphql.Marshaler {
+			return ec.marshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CountResult_uniqueSquareCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CountResult", field, true, true, "BigInt")
+}
+
 func (ec *executionContext) _CountResult_state(ctx context.Context, field graphql.CollectedField, obj *CountResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1288,6 +1338,18 @@ func (ec *executionContext) _CountResult(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "squareCounts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CountResult_squareCounts(ctx, field, obj)
+				})
+		case "uniqueSquareCounts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CountResult_uniqueSquareCounts(ctx, field, obj)
+				})
 		case "state":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

@@ -70,6 +70,18 @@ func (r *boardResolver) UniqueSolutions(ctx context.Context, obj *Board, first *
 	return r.connection(ctx, obj.N, true, &obj.row, first, after, last, before, where)
 }
 
+// SquareCounts is the resolver for the squareCounts field.
+func (r *countResultResolver) SquareCounts(ctx context.Context, obj *CountResult) ([][]BigInt, error) {
+	s, err := r.countSquareCounts(ctx, obj)
+	return squareTable(s, func(s *solver.SquareCounts) []uint64 { return s.All }), err
+}
+
+// UniqueSquareCounts is the resolver for the uniqueSquareCounts field.
+func (r *countResultResolver) UniqueSquareCounts(ctx context.Context, obj *CountResult) ([][]BigInt, error) {
+	s, err := r.countSquareCounts(ctx, obj)
+	return squareTable(s, func(s *solver.SquareCounts) []uint64 { return s.Unique }), err
+}
+
 // Board is the resolver for the board field.
 func (r *queryResolver) Board(ctx context.Context, n int) (*Board, error) {
 	return r.board(ctx, n)
@@ -130,4 +142,10 @@ func (r *queryResolver) Count(ctx context.Context, n int, where *SolutionFilter)
 // Board returns BoardResolver implementation.
 func (r *Resolver) Board() BoardResolver { return &boardResolver{r} }
 
-type boardResolver struct{ *Resolver }
+// CountResult returns CountResultResolver implementation.
+func (r *Resolver) CountResult() CountResultResolver { return &countResultResolver{r} }
+
+type (
+	boardResolver       struct{ *Resolver }
+	countResultResolver struct{ *Resolver }
+)

@@ -101,7 +101,7 @@ func (s *SolverSource) CountFiltered(ctx context.Context, n int, f solver.Filter
 // out), null counts with the error on the field, so that state and board
 // are still answered.
 func (r *Resolver) filteredCountResult(ctx context.Context, b *Board, f solver.Filter) (*CountResult, error) {
-	res := &CountResult{N: b.N, Board: b}
+	res := &CountResult{N: b.N, Board: b, Filter: f}
 	if c, ok := r.storedFilteredCounts(ctx, b.N, f); ok {
 		src := SourceStore
 		res.Total, res.Unique, res.Source = bigPtr(c.Total), bigPtr(c.Unique), &src

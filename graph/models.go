@@ -191,6 +191,8 @@ type CountResult struct {
 	Classes *OrbitClasses
 	Source  *Source
 	Board   *Board
+	// Filter is count's where: what squareCounts tallies over.
+	Filter solver.Filter
 }
 
 // State is the board's state.

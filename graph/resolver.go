@@ -768,6 +768,10 @@ func (r *Resolver) complexity() ComplexityRoot {
 	c.Solution.Matrix = func(child int) int { return 4 }
 	c.Query.SolutionAt = func(child int, _ int, _ BigInt, _ *bool) int { return 50 + child }
 	c.Query.Count = func(child int, _ int, where *SolutionFilter) int { return 10 + child + filtered(where) }
+	// A count's statistics may be a tally by the solver, a filtered count's
+	// cost whether or not the count has a filter (the field does not see it).
+	c.CountResult.SquareCounts = func(int) int { return filterComplexity }
+	c.CountResult.UniqueSquareCounts = c.CountResult.SquareCounts
 	// A completion's placement has n numbers: a tenth as dear as a page
 	// of solutions with as many numbers in them.
 	c.Query.Complete = func(child int, n int, _, _ []*SquareInput) int { return 10 + child + max(n, 0)/10 }

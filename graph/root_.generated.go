@@ -24,6 +24,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Board() BoardResolver
+	CountResult() CountResultResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Solution() SolutionResolver
@@ -71,13 +72,15 @@ type ComplexityRoot struct {
 	}
 
 	CountResult struct {
-		Board   func(childComplexity int) int
-		Classes func(childComplexity int) int
-		N       func(childComplexity int) int
-		Source  func(childComplexity int) int
-		State   func(childComplexity int) int
-		Total   func(childComplexity int) int
-		Unique  func(childComplexity int) int
+		Board              func(childComplexity int) int
+		Classes            func(childComplexity int) int
+		N                  func(childComplexity int) int
+		Source             func(childComplexity int) int
+		SquareCounts       func(childComplexity int) int
+		State              func(childComplexity int) int
+		Total              func(childComplexity int) int
+		Unique             func(childComplexity int) int
+		UniqueSquareCounts func(childComplexity int) int
 	}
 
 	FilteredCount struct {
@@ -400,6 +403,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CountResult.Source(childComplexity), true
+	case "CountResult.squareCounts":
+		if e.ComplexityRoot.CountResult.SquareCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CountResult.SquareCounts(childComplexity), true
 	case "CountResult.state":
 		if e.ComplexityRoot.CountResult.State == nil {
 			break
@@ -418,6 +427,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CountResult.Unique(childComplexity), true
+	case "CountResult.uniqueSquareCounts":
+		if e.ComplexityRoot.CountResult.UniqueSquareCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CountResult.UniqueSquareCounts(childComplexity), true
 
 	case "FilteredCount.chunksDone":
 		if e.ComplexityRoot.FilteredCount.ChunksDone == nil {
@@ -1155,6 +1170,10 @@ func (ec *executionContext) childFields_CountResult(ctx context.Context, field g
 		return ec.fieldContext_CountResult_classes(ctx, field)
 	case "source":
 		return ec.fieldContext_CountResult_source(ctx, field)
+	case "squareCounts":
+		return ec.fieldContext_CountResult_squareCounts(ctx, field)
+	case "uniqueSquareCounts":
+		return ec.fieldContext_CountResult_uniqueSquareCounts(ctx, field)
 	case "state":
 		return ec.fieldContext_CountResult_state(ctx, field)
 	case "board":

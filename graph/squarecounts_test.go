@@ -68,6 +68,22 @@ func TestSquareCountsThroughServer(t *testing.T) {
 			if data.Board.State != "DONE" || !equalTables(data.Board.SquareCounts, all) || !equalTables(data.Board.UniqueSquareCounts, unique) {
 				t.Errorf("N=%d: %+v; want squareCounts %v and uniqueSquareCounts %v", n, data.Board, all, unique)
 			}
+			// count's statistics: the board's without a filter, the
+			// solver's tally of the matching solutions with one (a
+			// queen pinned where the first solution has it).
+			filters := []solver.Filter{{}}
+			if sols := collectAll(n); len(sols) > 0 {
+				filters = append(filters, solver.Filter{Queens: []solver.Square{{Row: n / 2, Col: sols[0][n/2]}}})
+			}
+			for _, f := range filters {
+				var count struct{ Count squareCountsAnswer }
+				b.Query(t, `query ($n: Int!, $where: SolutionFilter) { count(n: $n, where: $where) { squareCounts uniqueSquareCounts } }`,
+					map[string]any{"n": n, "where": whereOf(f)}, &count)
+				all, unique := squareTally(n, matchingListing(n, f, false)), squareTally(n, matchingListing(n, f, true))
+				if !equalTables(count.Count.SquareCounts, all) || !equalTables(count.Count.UniqueSquareCounts, unique) {
+					t.Errorf("N=%d count where %q: %+v; want squareCounts %v and uniqueSquareCounts %v", n, f, count.Count, all, unique)
+				}
+			}
 		}
 		for _, n := range []int{10, 11} {
 			var data struct{ Board squareCountsAnswer }

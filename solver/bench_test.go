@@ -248,3 +248,33 @@ func BenchmarkCountFiltered(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSquareCountsFiltered tallies the squares of the solutions of
+// N=16 with two pinned queens, beside CountFiltered on one worker (what a
+// server's slot runs for count's total): the price of the heat map under
+// a filter.
+func BenchmarkSquareCountsFiltered(b *testing.B) {
+	const n = 16
+	f := twoPinned(b, n)
+	want, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{Workers: 1})
+	if err != nil || want.Total == 0 {
+		b.Fatalf("filter %q: %+v, %v", f, want, err)
+	}
+	b.Run(fmt.Sprintf("N=%d/pinned=2/tally", n), func(b *testing.B) {
+		for b.Loop() {
+			s, got, err := solver.SquareCountsFiltered(context.Background(), n, f, solver.CountOptions{})
+			if err != nil || got != want || s.Check(got) != nil {
+				b.Fatalf("got %+v, %v; want %+v", got, err, want)
+			}
+		}
+		b.ReportMetric(float64(want.Total), "solutions")
+	})
+	b.Run(fmt.Sprintf("N=%d/pinned=2/count", n), func(b *testing.B) {
+		for b.Loop() {
+			if got, err := solver.CountFiltered(context.Background(), n, f, solver.CountOptions{Workers: 1}); err != nil || got != want {
+				b.Fatalf("got %+v, %v; want %+v", got, err, want)
+			}
+		}
+		b.ReportMetric(float64(want.Total), "solutions")
+	})
+}

@@ -130,13 +130,18 @@ const probeLimit = 1 << 14
 // measures (on N=17 with two pins the best image's search visits 11.5
 // million nodes, the identity's 16.8 and the worst 37).
 func cheapestImage(n int, f Filter) Filter {
-	var images []Filter
+	return f.moved(n, cheapestSymmetry(n, f))
+}
+
+// cheapestSymmetry is the symmetry that moves f to cheapestImage: what a
+// tally of squares (SquareCountsFiltered) maps back through.
+func cheapestSymmetry(n int, f Filter) Symmetry {
+	var images []Symmetry
 	var masks [][]uint32
 	for _, s := range Symmetries {
-		g := f.moved(n, s)
-		m := searchMasks(n, g)
+		m := searchMasks(n, f.moved(n, s))
 		if !slices.ContainsFunc(masks, func(o []uint32) bool { return slices.Equal(o, m) }) {
-			images, masks = append(images, g), append(masks, m)
+			images, masks = append(images, s), append(masks, m)
 		}
 	}
 	best := 0

@@ -82,3 +82,48 @@ func (s *session) heatMap(n int, all []solver.Placement, total, unique uint64) {
 	s.do("back to all solutions", chromedp.Click(`input[name="heat-mode"][value="all"]`), chromedp.Click("#heat-box summary"))
 	s.checkHeat(n, counts, total, "solutions")
 }
+
+// tally counts the queens of the placements on each square.
+func tally(n int, ps []solver.Placement) []uint64 {
+	out := make([]uint64, n*n)
+	for _, p := range ps {
+		for r, c := range p {
+			out[r*n+c]++
+		}
+	}
+	return out
+}
+
+// filteredHeatMap checks the heat map under filter f: the tally of the
+// matching solutions (matches) and of the matching classes' canonical
+// members (classes), both from the enumeration, with a legend saying what
+// it is over. It leaves the map open on all solutions.
+func (s *session) filteredHeatMap(n int, f solver.Filter, matches, classes []solver.Placement) {
+	s.t.Helper()
+	counts, uniqueCounts := tally(n, matches), tally(n, classes)
+	// What a pinned queen means for the map: its square holds every
+	// matching solution and the rest of its row none.
+	for _, q := range f.Queens {
+		for c := range n {
+			want := uint64(0)
+			if c == q.Col {
+				want = uint64(len(matches))
+			}
+			if counts[q.Row*n+c] != want {
+				s.fail("the enumeration's tally of row %d under %v: %d on column %d, want %d", q.Row, f, counts[q.Row*n+c], c, want)
+			}
+		}
+	}
+	s.wait("the heat map is offered", `!document.querySelector('#heat-box').hidden`)
+	var open bool
+	s.eval(`document.querySelector('#heat-box').open`, &open)
+	if !open {
+		s.do("opening the heat map", chromedp.Click("#heat-box summary"))
+	}
+	s.checkHeat(n, counts, uint64(len(matches)), "matching solutions")
+	s.wait("the legend says the map is over the matching solutions", `document.querySelector('#heat-legend').textContent.includes('Over the solutions that match the filter.')`)
+	s.do("counting unique solutions", chromedp.Click(`input[name="heat-mode"][value="unique"]`))
+	s.checkHeat(n, uniqueCounts, uint64(len(classes)), "canonical solutions of the matching classes")
+	s.do("back to all solutions", chromedp.Click(`input[name="heat-mode"][value="all"]`))
+	s.checkHeat(n, counts, uint64(len(matches)), "matching solutions")
+}

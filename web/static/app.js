@@ -11,6 +11,9 @@
 //   last=1           the last page
 //   at     a rank: the page that starts at solution #at (solutionAt)
 //   show   the solution whose details are open, in the API's compact form
+//   where  the filter board's squares, as `nqueens complete --where` reads
+//          them: q<row>.<col> a pinned queen, e<row>.<col> a blocked
+//          square, 0-based from the top left, comma-separated
 // A value the page cannot use falls back to its default, and a notice at
 // the top says what is allowed.
 //
@@ -85,6 +88,60 @@ function fromCompact(s) {
   if (!/^[0-9a-z]{1,32}$/.test(s || '')) return null;
   return [...s].map((ch) => parseInt(ch, 36));
 }
+
+// ---------------------------------------------------------------- filters
+
+// A filter is a Map from square (r * n + c) to 'q' (a pinned queen) or
+// 'e' (a blocked square: no queen there). Its address form is the
+// where=… of the page, the form of `nqueens complete --where` (solver.ParseFilter).
+
+// The API's bounds on a filter (graph/filter.go): at most 2N squares a
+// list and 64 in all.
+const MAX_FILTER_SQUARES = 64;
+
+function whereText(n, f) {
+  const parts = { q: [], e: [] };
+  for (const [k, v] of [...f].sort((a, b) => a[0] - b[0])) parts[v].push(`${v}${Math.floor(k / n)}.${k % n}`);
+  return [...parts.q, ...parts.e].join(',');
+}
+
+// parseWhere reads the address form for board n: the filter, or the
+// reason it is none, in words that say what is allowed.
+function parseWhere(raw, n) {
+  const f = new Map();
+  if (raw === '') return { f };
+  const form = 'write q<row>.<col> for a pinned queen and e<row>.<col> for a blocked square, comma-separated, e.g. q0.3,e1.1';
+  for (const part of raw.split(',')) {
+    const m = /^([qe])([0-9]{1,2})\.([0-9]{1,2})$/.exec(part);
+    if (!m) return { problem: `“${part}” is not a square of a filter: ${form}` };
+    const r = Number(m[2]), c = Number(m[3]);
+    if (r >= n || c >= n) return { problem: `${part} is off the board: rows and columns of N = ${n} go from 0 to ${n - 1}` };
+    if (f.has(r * n + c)) return { problem: `the square ${r}.${c} is named twice` };
+    f.set(r * n + c, m[1]);
+  }
+  const count = (v) => [...f.values()].filter((x) => x === v).length;
+  if (count('q') > 2 * n || count('e') > 2 * n || f.size > MAX_FILTER_SQUARES) {
+    return { problem: `it names ${plural(f.size, 'square')}: at most 2N = ${2 * n} pinned, 2N blocked and ${MAX_FILTER_SQUARES} in all` };
+  }
+  return { f };
+}
+
+function filterOf(st) {
+  return st.where ? parseWhere(st.where, st.n).f || new Map() : new Map();
+}
+
+// whereVar is the filter as the API's SolutionFilter; undefined (left out
+// of the request, which is then the unfiltered one) when there is none.
+function whereVar(st) {
+  if (!st.where) return undefined;
+  const f = filterOf(st);
+  const sq = (k) => ({ row: Math.floor(k / st.n), col: k % st.n });
+  const keys = [...f.keys()].sort((a, b) => a - b);
+  return { queens: keys.filter((k) => f.get(k) === 'q').map(sq), empty: keys.filter((k) => f.get(k) === 'e').map(sq) };
+}
+
+// Chess names of squares on a board of size n.
+function squareOn(n, r, c) { return `${fileName(c)}${n - r}`; }
 
 // ---------------------------------------------------------------- the API
 
@@ -217,10 +274,11 @@ function itemFields(mode) {
   return `placement compact isCanonical orbitSize ${mode === 'unique' ? 'uniqueRank' : 'rank'} svg(size: ${BOARD_PX})`;
 }
 
-function pageQuery(mode) {
+function pageQuery(mode, filtered) {
   const field = mode === 'unique' ? 'uniqueSolutions' : 'solutions';
-  return `query Page($n: Int!, $first: Int, $after: String, $last: Int, $before: String) {
-  page: ${field}(n: $n, first: $first, after: $after, last: $last, before: $before) {
+  const where = filtered ? ['$where: SolutionFilter!, ', ', where: $where'] : ['', ''];
+  return `query Page(${where[0]}$n: Int!, $first: Int, $after: String, $last: Int, $before: String) {
+  page: ${field}(n: $n, first: $first, after: $after, last: $last, before: $before${where[1]}) {
     totalCount source
     pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     edges { cursor node { ${itemFields(mode)} } }
@@ -238,6 +296,34 @@ function atQuery(mode, count) {
   }
   return `query At($n: Int!, $u: Boolean!, ${vars.join(', ')}) {\n  ${fields.join('\n  ')}\n}`;
 }
+
+// A walk through a filtered listing: cursors only, to find where the
+// page that starts at a rank begins (solutionAt takes no filter).
+function walkQuery(mode) {
+  const field = mode === 'unique' ? 'uniqueSolutions' : 'solutions';
+  return `query Walk($n: Int!, $where: SolutionFilter!, $first: Int!, $after: String) {
+  walk: ${field}(n: $n, first: $first, after: $after, where: $where) {
+    pageInfo { hasNextPage }
+    edges { cursor }
+  }
+}`;
+}
+
+// The counts of a filtered board: the matching solutions and the classes
+// with a member that matches (null with a TIMEOUT error when the server
+// could not count them within its time budget).
+const Q_MATCH = `query Match($n: Int!, $where: SolutionFilter!) {
+  count(n: $n, where: $where) { total unique source }
+}`;
+
+// The heat map of a filtered board: the square counts of the matching
+// solutions and of the matching classes' canonical members, tallied by
+// the server within its time budget (null with TIMEOUT past it). Asked
+// once the counts are in, so that they show first and the tally gets the
+// request's whole budget.
+const Q_MATCH_HEAT = `query MatchHeat($n: Int!, $where: SolutionFilter!) {
+  count(n: $n, where: $where) { squareCounts uniqueSquareCounts }
+}`;
 
 const Q_DETAILS = `query Details($p: [Int!]!) {
   solution(placement: $p) {
@@ -266,7 +352,7 @@ const Q_COMPLETE = `query Complete($n: Int!, $queens: [SquareInput!]) {
 // ---------------------------------------------------------------- view state
 
 function defaultState() {
-  return { n: DEFAULT_N, mode: 'all', size: DEFAULT_SIZE, pos: { kind: 'first' }, show: null };
+  return { n: DEFAULT_N, mode: 'all', size: DEFAULT_SIZE, where: '', pos: { kind: 'first' }, show: null };
 }
 
 // fromURL reads the view from the address bar (and the current history
@@ -290,6 +376,12 @@ function fromURL() {
     if (SIZES.includes(size) && /^[0-9]+$/.test(q.get('size'))) st.size = size;
     else problems.push(`size=“${q.get('size')}” is not a page size: it is ${SIZES.slice(0, -1).join(', ')} or ${SIZES[SIZES.length - 1]}. Showing ${DEFAULT_SIZE} boards per page.`);
   }
+  if (q.has('where')) {
+    const raw = q.get('where').trim();
+    const { f, problem } = parseWhere(raw, st.n);
+    if (f) st.where = whereText(st.n, f);
+    else problems.push(`where=“${raw}” is not a filter of N = ${st.n}: ${problem}. Showing every solution.`);
+  }
   if (q.get('after')) st.pos = { kind: 'after', cursor: q.get('after') };
   else if (q.get('before')) st.pos = { kind: 'before', cursor: q.get('before') };
   else if (q.get('last')) st.pos = { kind: 'last' };
@@ -308,6 +400,8 @@ function toURL(st) {
   q.set('n', st.n);
   q.set('mode', st.mode);
   if (st.size !== DEFAULT_SIZE) q.set('size', st.size);
+  // Set apart: the filter's commas stay commas in the address.
+  const where = st.where ? 'where=' + st.where.replace(/[^qe0-9.,]/g, '') : '';
   switch (st.pos.kind) {
     case 'after': q.set('after', st.pos.cursor); break;
     case 'before': q.set('before', st.pos.cursor); break;
@@ -315,11 +409,13 @@ function toURL(st) {
     case 'at': q.set('at', st.pos.rank); break;
   }
   if (st.show) q.set('show', st.show);
-  return '/?' + q.toString();
+  const rest = q.toString().split('&');
+  rest.splice(st.size !== DEFAULT_SIZE ? 3 : 2, 0, ...(where ? [where] : []));
+  return '/?' + rest.join('&');
 }
 
 let view = defaultState();
-let shown = { summaryN: null, pageKey: null, validatorN: null }; // what is on screen
+let shown = { summaryN: null, pageKey: null, validatorN: null, filterN: null, matchKey: null }; // what is on screen
 let page = null; // the page on screen: { st (the view it shows), items, total, hasPrev, hasNext, prev, next }
 let summary = null;
 
@@ -349,7 +445,17 @@ function render() {
     shown.validatorN = view.n;
     resetValidator(view.n);
   }
-  const key = JSON.stringify([view.n, view.mode, view.size, view.pos]);
+  if (shown.filterN !== view.n) {
+    shown.filterN = view.n;
+    buildFilterBoard(view.n);
+  }
+  syncFilterBoard();
+  const matchKey = JSON.stringify([view.n, view.where]);
+  if (shown.matchKey !== matchKey) {
+    shown.matchKey = matchKey;
+    loadMatch(view.n, view.where);
+  }
+  const key = JSON.stringify([view.n, view.mode, view.size, view.where, view.pos]);
   if (shown.pageKey !== key) {
     shown.pageKey = key;
     loadPage();
@@ -365,8 +471,10 @@ function syncControls() {
   sel.value = String(view.n);
   for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === view.mode;
   $('#size').value = String(view.size);
-  $('#boards-heading').textContent = view.mode === 'unique' ? 'Unique solutions' : 'All solutions';
-  $('#jump-label').textContent = view.mode === 'unique' ? 'Go to unique solution #' : 'Go to solution #';
+  const filtered = view.where ? ' that match the filter' : '';
+  $('#boards-heading').textContent = view.mode === 'unique' ? `Unique solutions${view.where ? ' with a member that matches' : ''}` : `All solutions${filtered}`;
+  $('#jump-label').textContent = view.mode === 'unique' ? `Go to${view.where ? ' matching' : ''} unique solution #` : `Go to${view.where ? ' matching' : ''} solution #`;
+  $('#boards-empty').textContent = view.where ? (view.mode === 'unique' ? 'No class has a member that matches the filter.' : 'No solution matches the filter.') : 'No solutions.';
 }
 
 // ---------------------------------------------------------------- errors
@@ -516,7 +624,17 @@ function renderSummary(board, counts, ms) {
 // renderHeat draws the board's square counts (the summary's; null until
 // the board is done in the store) as a heat map: each square coloured by
 // its share of the busiest square, its count in its title and label.
+//
+// Under a filter it draws the filter's square counts instead (match.heat):
+// over the matching solutions, or the canonical members of the classes
+// with a matching member; while they are asked for, or when the server
+// could not tally them within its budget, the map is empty and the
+// legend says so.
 function renderHeat() {
+  if (view.where) {
+    renderMatchHeat();
+    return;
+  }
   const board = summary && summary.board;
   const box = $('#heat-box');
   if (!board || !board.squareCounts) {
@@ -528,6 +646,41 @@ function renderHeat() {
   const table = unique ? board.uniqueSquareCounts : board.squareCounts;
   const of = unique ? board.unique : board.total;
   const what = unique ? 'unique solutions' : 'solutions';
+  drawHeat(table, of, what, '');
+}
+
+// renderMatchHeat is renderHeat under a filter.
+function renderMatchHeat() {
+  const box = $('#heat-box');
+  box.hidden = false;
+  const m = match && match.n === view.n && match.where === view.where ? match : null;
+  const grid = $('#heat');
+  if (!m || !m.heat || m.heat.unknown) {
+    grid.replaceChildren();
+    grid.setAttribute('aria-label', 'Heat map of the matching solutions: not known');
+    const legend = $('#heat-legend');
+    legend.replaceChildren();
+    if (!m || !m.heat) legend.append('Counting the queens of the matching solutions square by square…');
+    else {
+      const e = m.heat.unknown;
+      legend.append('Not known: the server could not tally the matching solutions square by square within its time budget',
+        ...(e && e.code ? [' (', el('code', { class: 'code', text: e.code }), ')'] : []), '.');
+    }
+    return;
+  }
+  const unique = $('input[name="heat-mode"]:checked').value === 'unique';
+  const table = unique ? m.heat.uniqueSquareCounts : m.heat.squareCounts;
+  // Each row sums to what the table counts: a solution has one queen a row.
+  const of = table.length ? String(table[0].reduce((a, v) => a + BigInt(v), 0n)) : '0';
+  const what = unique ? 'canonical solutions of the matching classes' : 'matching solutions';
+  drawHeat(table, of, what, unique
+    ? ' Over the classes with a member that matches the filter, each by its canonical member (which need not match).'
+    : ' Over the solutions that match the filter.');
+}
+
+// drawHeat draws table (N rows of N BigInt strings) of `of` placements,
+// what they are, and the legend's note on what it is over.
+function drawHeat(table, of, what, over) {
   const n = table.length;
   // Counts are BigInt strings; BigInt keeps them exact past 2^53.
   let max = 0n;
@@ -552,7 +705,7 @@ function renderHeat() {
   grid.replaceChildren(...cells);
   $('#heat-legend').textContent = max === 0n
     ? `No ${what}: every square is empty.`
-    : `Darkest: ${fmtBig(String(max))} ${what} with a queen on the square (the busiest); white: none. The top row is rank ${n}, as on the boards below.`;
+    : `Darkest: ${fmtBig(String(max))} ${what} with a queen on the square (the busiest); white: none. The top row is rank ${n}, as on the boards below.${over}`;
 }
 
 for (const input of document.querySelectorAll('input[name="heat-mode"]')) input.addEventListener('change', renderHeat);
@@ -624,6 +777,88 @@ $('#precompute-form').addEventListener('submit', async (ev) => {
   }
 });
 
+// ---------------------------------------------------------------- matches
+
+let match = null; // the counts of the filter on screen: { n, where, total, unique, unknown }
+let matchAbort = null;
+
+// loadMatch counts what the filter matches, beside the board's own counts.
+async function loadMatch(n, where) {
+  if (matchAbort) matchAbort.abort();
+  matchAbort = null;
+  match = null;
+  const note = $('#match-note');
+  $('#match-box').hidden = $('#match-unique-box').hidden = !where;
+  note.hidden = true;
+  clearError('match');
+  renderHeat();
+  if (!where) return;
+  const ctl = new AbortController();
+  matchAbort = ctl;
+  for (const id of ['#match-total', '#match-unique']) {
+    $(id).textContent = '…';
+    $(id).classList.remove('unknown');
+  }
+  try {
+    const { data, errors } = await gql(Q_MATCH, { n, where: whereVar({ n, where }) }, { signal: ctl.signal, partial: true });
+    if (ctl.signal.aborted) return;
+    // A count that did not fit the server's time budget is null with a
+    // TIMEOUT error on it; anything else is an error of the request.
+    const timeout = errors.find((e) => e.extensions && e.extensions.code === 'TIMEOUT');
+    const other = errors.find((e) => e !== timeout);
+    if (other) throw firstError([other]);
+    if (!data.count) throw new ApiError('ERROR', 'the server answered without counts');
+    match = { n, where, total: data.count.total, unique: data.count.unique, unknown: timeout ? firstError([timeout]) : null, heat: null };
+    renderMatch();
+    pageLearnsSummary();
+    renderHeat();
+    loadMatchHeat(match, ctl.signal);
+  } catch (err) {
+    if (ctl.signal.aborted || err.name === 'AbortError') return;
+    $('#match-total').textContent = $('#match-unique').textContent = '–';
+    $('#heat-legend').textContent = 'Not known: the filter could not be counted.';
+    showError(err, `the count of the filter on N=${n}`, 'match');
+  }
+}
+
+// loadMatchHeat asks for the square counts of the filter on screen (m,
+// the match just counted) and draws them when m is still on screen:
+// m.heat is { squareCounts, uniqueSquareCounts } or { unknown: error }.
+async function loadMatchHeat(m, signal) {
+  try {
+    const { data, errors } = await gql(Q_MATCH_HEAT, { n: m.n, where: whereVar(m) }, { signal, partial: true });
+    if (signal.aborted) return;
+    const timeout = errors.find((e) => e.extensions && e.extensions.code === 'TIMEOUT');
+    const other = errors.find((e) => !e.extensions || e.extensions.code !== 'TIMEOUT');
+    if (other) throw firstError([other]);
+    const c = data.count;
+    m.heat = c && c.squareCounts && c.uniqueSquareCounts
+      ? { squareCounts: c.squareCounts, uniqueSquareCounts: c.uniqueSquareCounts }
+      : { unknown: timeout ? firstError([timeout]) : new ApiError('ERROR', 'the server answered without square counts') };
+  } catch (err) {
+    if (signal.aborted || err.name === 'AbortError') return;
+    m.heat = { unknown: err };
+  }
+  if (match === m) renderHeat();
+}
+
+function renderMatch() {
+  const note = $('#match-note');
+  const known = match.total !== null && match.total !== undefined;
+  for (const [id, v] of [['#match-total', match.total], ['#match-unique', match.unique]]) {
+    $(id).textContent = known ? fmtBig(v) : 'not known';
+    $(id).classList.toggle('unknown', !known);
+  }
+  note.hidden = known;
+  note.replaceChildren();
+  if (!known) {
+    const e = match.unknown;
+    note.append('The server could not count the matching solutions within its time budget',
+      ...(e ? [' (', el('code', { class: 'code', text: e.code }), ')'] : []),
+      '. The pages below still list them.');
+  }
+}
+
 // ---------------------------------------------------------------- pages
 
 let pageAbort = null;
@@ -672,16 +907,27 @@ function rankOf(mode, node) {
 }
 
 async function loadCursorPage(st, signal) {
-  const v = { n: st.n };
+  const filtered = Boolean(st.where);
+  const v = { n: st.n, where: whereVar(st) };
   switch (st.pos.kind) {
     case 'first': v.first = st.size; break;
     case 'after': v.first = st.size; v.after = st.pos.cursor; break;
     case 'before': v.last = st.size; v.before = st.pos.cursor; break;
     case 'last': v.last = st.size; break;
   }
-  const { data } = await gql(pageQuery(st.mode), v, { signal });
+  const { data, errors } = await gql(pageQuery(st.mode, filtered), v, { signal, partial: true });
+  // Under a filter the total may not fit the server's time budget: null
+  // with an error on it, while the page itself is answered.
+  const onTotal = (e) => filtered && Array.isArray(e.path) && e.path[0] === 'page' && e.path[1] === 'totalCount';
+  const other = errors.find((e) => !onTotal(e));
+  if (other) throw firstError([other]);
   const conn = data.page;
-  const items = conn.edges.map((e) => ({ ...e.node, cursor: e.cursor, rank: rankOf(st.mode, e.node) }));
+  if (!conn) throw new ApiError('ERROR', 'the server answered without a page');
+  const totalError = errors.find(onTotal);
+  // A filtered listing's ranks are places among the matches, counted by
+  // the page like the ranks the server does not know; the server's rank
+  // is the place among all solutions (globalRank).
+  const items = conn.edges.map((e) => ({ ...e.node, cursor: e.cursor, globalRank: rankOf(st.mode, e.node), rank: filtered ? null : rankOf(st.mode, e.node) }));
   const pi = conn.pageInfo;
   // A page after a cursor has the cursor's solution before it; a page
   // before one has it after.
@@ -706,7 +952,37 @@ async function loadCursorPage(st, signal) {
   let prev = null, next = null;
   if (hasPrev) prev = pi.startCursor ? { kind: 'before', cursor: pi.startCursor, anchor: items[0].rank || undefined } : { kind: 'last' };
   if (hasNext) next = pi.endCursor ? { kind: 'after', cursor: pi.endCursor, anchor: items[items.length - 1].rank || undefined } : { kind: 'first' };
-  return { items, total, source: conn.source, hasPrev, hasNext, prev, next };
+  return { items, total, totalUnknown: totalError ? firstError([totalError]) : null, source: conn.source, hasPrev, hasNext, prev, next };
+}
+
+// The most a jump under a filter walks, and its steps: solutionAt ranks
+// all solutions, so the page counts the matches to the one asked for.
+const WALK_STEP = 1000;
+const WALK_MAX = 20000;
+
+// loadFilteredAt is loadAt under a filter: it walks the matching
+// listing's cursors to the one before rank k, then loads the page after it.
+async function loadFilteredAt(st, k, signal) {
+  const total = knownTotal(st);
+  if (total !== null && total !== undefined && k > BigInt(total)) throw new PastTheEnd(k);
+  if (k > BigInt(WALK_MAX)) {
+    throw new ApiError('BAD_USER_INPUT', `under a filter, “go to #” counts its way through the matches and goes up to #${fmtBig(String(WALK_MAX))}: page on from there, or clear the filter`);
+  }
+  let cursor = null;
+  let skipped = 0n;
+  while (skipped < k - 1n) {
+    const want = k - 1n - skipped < BigInt(WALK_STEP) ? Number(k - 1n - skipped) : WALK_STEP;
+    const { data } = await gql(walkQuery(st.mode), { n: st.n, where: whereVar(st), first: want, after: cursor }, { signal });
+    const edges = data.walk.edges;
+    if (!edges.length) throw new PastTheEnd(k);
+    skipped += BigInt(edges.length);
+    cursor = edges[edges.length - 1].cursor;
+    if (skipped < k - 1n && !data.walk.pageInfo.hasNextPage) throw new PastTheEnd(k);
+  }
+  const pos = cursor ? { kind: 'after', cursor, anchor: (k - 1n).toString() } : { kind: 'first' };
+  const p = await loadCursorPage({ ...st, pos }, signal);
+  if (!p.items.length) throw new PastTheEnd(k);
+  return p;
 }
 
 // PastTheEnd is a rank past the end of the listing.
@@ -721,13 +997,17 @@ class PastTheEnd extends Error {
 // the end.
 function pastEndNote(st, total) {
   const k = fmtBig(st.pos.pastEnd);
-  const noun = st.mode === 'unique' ? 'unique solution' : 'solution';
+  const noun = (st.where ? 'matching ' : '') + (st.mode === 'unique' ? 'unique solution' : 'solution');
   if (total === '0') return `N = ${st.n} has no ${noun}s, so there is no ${noun} #${k}.`;
   if (total) return `There ${total === '1' ? 'is' : 'are'} only ${plural(total, noun)} of N = ${st.n}, so #${k} is past the end: this is the last page.`;
   return `#${k} is past the end: this is the last page.`;
 }
 
 function knownTotal(st) {
+  if (st.where) {
+    if (!match || match.n !== st.n || match.where !== st.where) return null;
+    return st.mode === 'unique' ? match.unique : match.total;
+  }
   if (!summary || summary.board.n !== st.n) return null;
   return st.mode === 'unique' ? summary.board.unique ?? summary.unique : summary.board.total ?? summary.total;
 }
@@ -738,6 +1018,7 @@ async function loadAt(st, signal) {
     throw new ApiError('BAD_USER_INPUT', `“${st.pos.rank}” is not a solution number: type a whole number from 1`);
   }
   const k = BigInt(raw);
+  if (st.where) return loadFilteredAt(st, k, signal);
   const total = knownTotal(st);
   if (total !== null && total !== undefined && k > BigInt(total)) throw new PastTheEnd(k);
   const ranks = [];
@@ -786,9 +1067,16 @@ function rankUnknown(n) {
   }
 }
 
-function cardLabel(mode, s, unknown) {
-  const what = mode === 'unique' ? 'Unique solution' : 'Solution';
-  return `${what} ${s.rank ? '#' + fmtBig(s.rank) : `(${unknown})`}: placement ${s.placement.join(' ')}. Show its details`;
+function cardLabel(st, s, unknown) {
+  const what = (st.where ? 'Matching ' : '') + (st.mode === 'unique' ? 'unique solution' : 'solution');
+  const overall = st.where && s.globalRank ? ` (#${fmtBig(s.globalRank)} of all)` : '';
+  return `${what[0].toUpperCase() + what.slice(1)} ${s.rank ? '#' + fmtBig(s.rank) : `(${unknown})`}${overall}: placement ${s.placement.join(' ')}. Show its details`;
+}
+
+// cardRankUnknown says why a card has no rank: a filtered listing opened
+// at a cursor has not counted the matches before it.
+function cardRankUnknown(st) {
+  return st.where ? 'place among the matches unknown' : rankUnknown(st.n);
 }
 
 // pageLearnsSummary updates the page on screen with what the summary,
@@ -803,21 +1091,22 @@ function pageLearnsSummary() {
     setPager(page);
   }
   renderRange(st, page);
-  const unknown = rankUnknown(st.n);
+  const unknown = cardRankUnknown(st);
   for (const b of document.querySelectorAll('#boards .card[data-rank=""]')) {
     const s = items.find((it) => it.compact === b.dataset.compact);
     if (!s) continue;
-    b.setAttribute('aria-label', cardLabel(st.mode, s, unknown));
+    b.setAttribute('aria-label', cardLabel(st, s, unknown));
     $('.rank', b).textContent = unknown;
   }
 }
 
 function renderPage(st, p) {
   const list = $('#boards');
-  const unknown = rankUnknown(st.n);
+  const unknown = cardRankUnknown(st);
   list.replaceChildren(...p.items.map((s) => el('li', {},
     el('button', {
-      type: 'button', class: 'card', 'aria-label': cardLabel(st.mode, s, unknown),
+      type: 'button', class: 'card', 'aria-label': cardLabel(st, s, unknown),
+      title: st.where && s.globalRank ? `#${fmtBig(s.globalRank)} of all` : null,
       'data-placement': s.placement.join(','), 'data-rank': s.rank || '', 'data-compact': s.compact,
       onclick: () => openDetails(s.compact),
     },
@@ -841,16 +1130,20 @@ function renderPage(st, p) {
 // page, else from the summary).
 function renderRange(st, p) {
   const total = p.total ?? knownTotal(st);
-  const noun = st.mode === 'unique' ? 'Classes' : 'Solutions';
+  const noun = (st.where ? 'Matching ' : '') + (st.mode === 'unique' ? 'classes' : 'solutions');
   const firstRank = p.items.length ? p.items[0].rank : null;
   const lastRank = p.items.length ? p.items[p.items.length - 1].rank : null;
+  // Under a filter the total may be out of the server's time budget.
+  const unknown = st.where && (total === null || total === undefined) &&
+    (p.totalUnknown || (match && match.n === st.n && match.where === st.where && match.unknown));
+  const more = unknown ? ' · count not known within the time budget' : '';
   let text;
   if (firstRank && lastRank) {
-    text = `${noun} ${fmtBig(firstRank)}–${fmtBig(lastRank)}` + (total ? ` of ${fmtBig(total)}` : '');
+    text = `${noun[0].toUpperCase() + noun.slice(1)} ${fmtBig(firstRank)}–${fmtBig(lastRank)}` + (total ? ` of ${fmtBig(total)}` : more);
   } else if (!p.items.length && total === '0') {
-    text = `N = ${st.n} has no solutions`;
+    text = st.where ? `No ${st.mode === 'unique' ? 'class' : 'solution'} of N = ${st.n} matches the filter` : `N = ${st.n} has no solutions`;
   } else {
-    text = `${plural(p.items.length, 'board')} on this page` + (total ? ` · ${fmtBig(total)} in all` : '');
+    text = `${plural(p.items.length, st.where ? 'matching board' : 'board')} on this page` + (total ? ` · ${fmtBig(total)} in all` : more);
   }
   $('#range').textContent = text;
 }
@@ -893,7 +1186,7 @@ document.addEventListener('keydown', (ev) => {
   if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
   if ($('#details').open) return;
   const t = ev.target;
-  if (t.closest && (t.closest('input, select, textarea, [contenteditable]') || t.closest('#vboard'))) return;
+  if (t.closest && (t.closest('input, select, textarea, [contenteditable]') || t.closest('#vboard, #fboard'))) return;
   const which = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' }[ev.key];
   if (!which) return;
   ev.preventDefault();
@@ -921,6 +1214,7 @@ function applyForm() {
   const patch = { n, mode, size, show: null };
   if (n !== view.n || mode !== view.mode) patch.pos = { kind: 'first' };
   else if (size === view.size && view.pos.kind === 'first') return; // nothing changed
+  if (n !== view.n) patch.where = ''; // its squares were those of another board
   showNotice([]); // the user has picked a board: the address's problems are past
   navigate(patch);
 }
@@ -1010,7 +1304,8 @@ function renderDetails(s) {
   const total = summary && summary.board.n === s.n ? summary.board.total ?? summary.total : null;
   // A rank the server does not know may be known from the page it was
   // opened from.
-  const onPage = page && page.st.n === s.n ? page.items.find((it) => it.compact === s.compact) : null;
+  // (A filtered page's ranks are places among the matches: not these.)
+  const onPage = page && page.st.n === s.n && !page.st.where ? page.items.find((it) => it.compact === s.compact) : null;
   const rank = s.rank || (onPage && page.st.mode === 'all' ? onPage.rank : null);
   const uniqueRank = s.uniqueRank || (onPage && page.st.mode === 'unique' ? onPage.rank : null);
   $('#details-title').textContent = `Solution ${rank ? '#' + fmtBig(rank) + ' ' : ''}of N = ${s.n}`;
@@ -1103,19 +1398,27 @@ function buildValidator() {
   if (!n) board.append(el('p', { class: 'muted', text: `Pick a board size from 1 to ${API_MAX_N}.` }));
 }
 
-$('#vboard').addEventListener('keydown', (ev) => {
-  const t = ev.target;
-  if (!t.dataset || t.dataset.r === undefined) return;
-  const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
-  if (!d) return;
-  ev.preventDefault();
-  const r = Math.min(vstate.n - 1, Math.max(0, Number(t.dataset.r) + d[0]));
-  const c = Math.min(vstate.n - 1, Math.max(0, Number(t.dataset.c) + d[1]));
-  const next = $(`#vboard [data-r="${r}"][data-c="${c}"]`);
-  t.tabIndex = -1;
-  next.tabIndex = 0;
-  next.focus();
-});
+// gridKeys moves the keyboard focus over a board of buttons with the
+// arrow keys; the board is one stop of the Tab key (the square last
+// visited).
+function gridKeys(sel, size) {
+  $(sel).addEventListener('keydown', (ev) => {
+    const t = ev.target;
+    if (!t.dataset || t.dataset.r === undefined) return;
+    const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[ev.key];
+    if (!d) return;
+    ev.preventDefault();
+    const n = size();
+    const r = Math.min(n - 1, Math.max(0, Number(t.dataset.r) + d[0]));
+    const c = Math.min(n - 1, Math.max(0, Number(t.dataset.c) + d[1]));
+    const next = $(`${sel} [data-r="${r}"][data-c="${c}"]`);
+    t.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
+}
+
+gridKeys('#vboard', () => vstate.n);
 
 function toggle(r, c) {
   vstate.cols[r] = vstate.cols[r] === c ? -1 : c;
@@ -1266,6 +1569,100 @@ async function updateValidator() {
   }
 }
 
+// ---------------------------------------------------------------- filter board
+
+// The filter board asks for the solutions with a queen here and none
+// there: each click on a square cycles it from empty to a pinned queen,
+// to blocked, to empty again; the listing, its counts and the address
+// follow.
+
+function buildFilterBoard(n) {
+  const board = $('#fboard');
+  board.style.setProperty('--n', String(n));
+  const rows = [];
+  for (let r = 0; r < n; r++) {
+    const cells = [];
+    for (let c = 0; c < n; c++) {
+      cells.push(el('button', {
+        type: 'button', class: 'sq ' + ((r + c) % 2 ? 'dark' : 'light'),
+        'data-r': String(r), 'data-c': String(c), tabindex: r === 0 && c === 0 ? '0' : '-1',
+        onclick: () => cycleSquare(r, c),
+      }));
+    }
+    rows.push(el('div', { class: 'vrow' }, cells));
+  }
+  board.replaceChildren(...rows);
+}
+
+gridKeys('#fboard', () => view.n);
+
+function cycleSquare(r, c) {
+  const n = view.n;
+  const f = filterOf(view);
+  const k = r * n + c;
+  if (!f.has(k)) f.set(k, 'q');
+  else if (f.get(k) === 'q') f.set(k, 'e');
+  else f.delete(k);
+  const where = whereText(n, f);
+  const { problem } = parseWhere(where, n);
+  if (problem) {
+    $('#fstatus').textContent = `The filter cannot take this square: ${problem}.`;
+    return;
+  }
+  showNotice([]); // the user has picked a filter: the address's problems are past
+  navigate({ where, pos: { kind: 'first' }, show: null });
+}
+
+$('#fclear').addEventListener('click', () => {
+  showNotice([]);
+  navigate({ where: '', pos: { kind: 'first' }, show: null });
+  $(`#fboard .sq[tabindex="0"]`)?.focus(); // the button turns off
+});
+
+function syncFilterBoard() {
+  const n = view.n;
+  const f = filterOf(view);
+  for (const b of document.querySelectorAll('#fboard .sq')) {
+    const r = Number(b.dataset.r), c = Number(b.dataset.c);
+    const mark = f.get(r * n + c);
+    const name = squareOn(n, r, c);
+    b.classList.toggle('queen', mark === 'q');
+    b.classList.toggle('blocked', mark === 'e');
+    b.dataset.mark = mark || '';
+    b.setAttribute('aria-label', mark === 'q' ? `${name}, queen pinned: block this square`
+      : mark === 'e' ? `${name}, blocked: clear this square` : `${name}: pin a queen`);
+  }
+  $('#fclear').disabled = f.size === 0;
+  $('#filter').classList.toggle('active', f.size > 0);
+  $('#fstatus').replaceChildren(...filterStatus(n, f));
+}
+
+// filterStatus says what the filter asks for, and when no solution can
+// meet it because two of its queens attack each other.
+function filterStatus(n, f) {
+  if (!f.size) return ['No filter: every solution is listed.'];
+  const names = (v) => [...f].filter(([, m]) => m === v).map(([k]) => k).sort((a, b) => a - b);
+  const queens = names('q'), blocked = names('e');
+  const list = (keys) => keys.map((k) => squareOn(n, Math.floor(k / n), k % n)).join(', ');
+  const out = [];
+  const parts = [];
+  if (queens.length) parts.push(`${plural(queens.length, 'queen')} pinned (${list(queens)})`);
+  if (blocked.length) parts.push(`${plural(blocked.length, 'square')} blocked (${list(blocked)})`);
+  out.push(parts.join(', ') + '. ');
+  for (let i = 0; i < queens.length; i++) {
+    for (let j = i + 1; j < queens.length; j++) {
+      const [r1, c1, r2, c2] = [Math.floor(queens[i] / n), queens[i] % n, Math.floor(queens[j] / n), queens[j] % n];
+      if (r1 === r2 || c1 === c2 || Math.abs(r1 - r2) === Math.abs(c1 - c2)) {
+        out.push(el('span', { id: 'fclash', class: 'warn', text: `The queens pinned on ${squareOn(n, r1, c1)} and ${squareOn(n, r2, c2)} attack each other: no solution matches. ` }));
+        i = queens.length;
+        break;
+      }
+    }
+  }
+  if (view.mode === 'unique') out.push('Unique: the classes with a member that matches, each shown by its canonical member (which may not match itself).');
+  return out;
+}
+
 // viewLink is a link to another view of this page: a real address (to
 // open in a new tab, to copy) that a plain click opens in place.
 function viewLink(attrs, patch, text, open = () => navigate(patch)) {
@@ -1290,7 +1687,7 @@ function whereItStands(n, s, err) {
   }
   // A page that starts at a rank, with the boards' heading in view.
   const pageLink = (id, mode, rank, text) => {
-    const patch = { mode, pos: { kind: 'at', rank }, show: null };
+    const patch = { mode, where: '', pos: { kind: 'at', rank }, show: null };
     return viewLink({ id }, patch, text, () => { navigate(patch); $('#boards-heading').focus(); });
   };
   const detailsLink = (id, compact, text) => viewLink({ id }, { show: compact }, text, () => openDetails(compact));
