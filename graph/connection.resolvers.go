@@ -22,7 +22,12 @@ func (r *queryResolver) UniqueSolutions(ctx context.Context, n int, first *int, 
 // TotalCount is the resolver for the totalCount field.
 func (r *solutionConnectionResolver) TotalCount(ctx context.Context, obj *SolutionConnection) (*BigInt, error) {
 	if !obj.filter.IsZero() {
-		c, err := r.filteredCounts(ctx, obj.n, obj.filter)
+		// A stored count (precomputeCount) first: it spends no solver time.
+		c, ok := r.storedFilteredCounts(ctx, obj.n, obj.filter)
+		var err error
+		if !ok {
+			c, err = r.filteredCounts(ctx, obj.n, obj.filter)
+		}
 		if err != nil {
 			// Null with the error (TIMEOUT when the budget ran out): the
 			// page itself is answered.

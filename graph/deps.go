@@ -27,6 +27,10 @@ type BoardReader interface {
 	// SquareCounts returns the statistics of board N, ENOTFOUND while
 	// they are not known.
 	SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error)
+	// FilteredCount returns the stored count of N under a filter (its
+	// canonical text, solver.Filter.Key), ENOTFOUND when it was never
+	// asked for.
+	FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error)
 }
 
 // SolutionSource lists the solutions of a board in lexicographic order,
@@ -59,6 +63,11 @@ type Precomputer interface {
 	// row after the request (EINVALID for a request it refuses, with the
 	// reason).
 	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
+	// PrecomputeCount asks for the count of N under f to be computed in
+	// the background and stored (keyed by f.Key()). Asking again for a
+	// count that runs or is done changes nothing. It returns the count's
+	// row (EINVALID for a request it refuses, with the reason).
+	PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
 }
 
 // PendingPlans says whether pending boards will keep their solutions. The
@@ -78,6 +87,10 @@ var errNoStore = store.Errorf(store.ENOTFOUND, "the server runs without a store"
 func (noStore) Board(context.Context, int) (store.Board, error) { return store.Board{}, errNoStore }
 
 func (noStore) Boards(context.Context) ([]store.Board, error) { return nil, nil }
+
+func (noStore) FilteredCount(context.Context, int, string) (store.FilteredCount, error) {
+	return store.FilteredCount{}, errNoStore
+}
 
 func (noStore) SquareCounts(context.Context, int) (solver.SquareCounts, error) {
 	return solver.SquareCounts{}, errNoStore

@@ -132,6 +132,11 @@ func UnmarshalSquareInput(ctx context.Context, raw any) (SquareInput, error) {
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNSolutionFilter2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx context.Context, v any) (SolutionFilter, error) {
+	res, err := ec.unmarshalInputSolutionFilter(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNSquareInput2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSquareInput(ctx context.Context, v any) (*SquareInput, error) {
 	res, err := ec.unmarshalInputSquareInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)

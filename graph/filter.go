@@ -102,12 +102,19 @@ func (s *SolverSource) CountFiltered(ctx context.Context, n int, f solver.Filter
 // are still answered.
 func (r *Resolver) filteredCountResult(ctx context.Context, b *Board, f solver.Filter) (*CountResult, error) {
 	res := &CountResult{N: b.N, Board: b, Filter: f}
+	if c, ok := r.storedFilteredCounts(ctx, b.N, f); ok {
+		src := SourceStore
+		res.Total, res.Unique, res.Source = bigPtr(c.Total), bigPtr(c.Unique), &src
+		return res, nil
+	}
 	c, err := r.filteredCounts(ctx, b.N, f)
 	var e *Error
 	switch {
 	case errors.As(err, &e) && e.Code == CodeTimeout:
 		markVolatile(ctx)
-		graphql.AddError(ctx, err)
+		hint := *e
+		hint.Message += fmt.Sprintf("; an admin can have it counted in the background and stored with the mutation precomputeCount(n: %d, where: …), after which this count answers from the store", b.N)
+		graphql.AddError(ctx, &hint)
 		return res, nil
 	case err != nil:
 		return nil, err

@@ -309,6 +309,9 @@ func TestFilteredCountsOverBudget(t *testing.T) {
 	if len(r.Errors) != 1 || r.Code() != "TIMEOUT" || fmt.Sprint(r.Errors[0].Path) != "[count]" {
 		t.Errorf("count over budget: errors %s, want one TIMEOUT on count", r.Raw)
 	}
+	if !strings.Contains(r.Message(), "precomputeCount(n: 24") {
+		t.Errorf("count over budget: %q does not point to precomputeCount", r.Message())
+	}
 	// The page alone fits the budget and goes into the page cache; asked
 	// again with its totalCount, the page comes from the cache and the
 	// count spends the whole budget.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/nqueens/nqueens/store"
 )
 
 // An object with a global id: pass the id to `node(id:)` to fetch it again.
@@ -44,6 +46,39 @@ type Conflict struct {
 	Kind ConflictKind `json:"kind"`
 	// The conflict in words, e.g. "rows 0 and 3 share column 2".
 	Message string `json:"message"`
+}
+
+// A count under a filter kept in the store, asked for with the
+// `precomputeCount` mutation and computed in the background in chunks (the
+// solver's chunks of N, one job each). Once `DONE`, `count(n, where)` with
+// the same filter answers from it, `source` STORE, without spending the
+// request's solver time.
+type FilteredCount struct {
+	// The board size N.
+	N int `json:"n"`
+	// The filter in its canonical text, what the count is stored under: `q` for
+	// a pinned queen, `e` for an empty square, then `row.col`, each list sorted
+	// by row then column, each square once (e.g. `q0.3,q2.5,e1.1`). Filters that
+	// differ only in the order or repetition of their squares share it.
+	Filter string `json:"filter"`
+	// `RUNNING` while chunks are counted, `DONE` once they all are, `FAILED`
+	// when a chunk was given up after retries (`error` says why; asking again
+	// with `precomputeCount` resumes it, keeping the chunks counted).
+	State store.BoardState `json:"state"`
+	// Why the count failed; null unless `FAILED`.
+	Error *string `json:"error,omitempty"`
+	// The solutions that match the filter; null until `DONE`.
+	Total *BigInt `json:"total,omitempty"`
+	// The symmetry classes with a member that matches (see `SolutionFilter`); null until `DONE`.
+	Unique *BigInt `json:"unique,omitempty"`
+	// Chunks counted so far.
+	ChunksDone int `json:"chunksDone"`
+	// Chunks in all.
+	ChunksTotal int `json:"chunksTotal"`
+	// When the count was first asked for.
+	RequestedAt time.Time `json:"requestedAt"`
+	// When its last chunk was counted; null until `DONE`.
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }
 
 // Operations that start work. They need the admin token: send

@@ -16,6 +16,7 @@ import (
 
 type MutationResolver interface {
 	Precompute(ctx context.Context, n int, storeSolutions *bool, requestedBy *string) (*Board, error)
+	PrecomputeCount(ctx context.Context, n int, where SolutionFilter) (*FilteredCount, error)
 }
 type SubscriptionResolver interface {
 	BoardProgress(ctx context.Context, n int) (<-chan *Board, error)
@@ -24,6 +25,28 @@ type SubscriptionResolver interface {
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_precomputeCount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "n",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["n"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (SolutionFilter, error) {
+			return ec.unmarshalNSolutionFilter2githubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_precompute_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -117,6 +140,50 @@ func (ec *executionContext) fieldContext_Mutation_precompute(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_precomputeCount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_precomputeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PrecomputeCount(ctx, fc.Args["n"].(int), fc.Args["where"].(SolutionFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FilteredCount) graphql.Marshaler {
+			return ec.marshalOFilteredCount2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐFilteredCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_precomputeCount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FilteredCount(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_precomputeCount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_boardProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -195,6 +262,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "precompute":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_precompute(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "precomputeCount":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_precomputeCount(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++

@@ -46,6 +46,31 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 	return r.boardModel(b), nil
 }
 
+// PrecomputeCount is the resolver for the precomputeCount field.
+func (r *mutationResolver) PrecomputeCount(ctx context.Context, n int, where SolutionFilter) (*FilteredCount, error) {
+	if err := r.authorize(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkN(n); err != nil {
+		return nil, err
+	}
+	f, err := filterArg(n, &where)
+	if err != nil {
+		return nil, err
+	}
+	if f.IsZero() {
+		return nil, badInput("where must name at least one square: the count of the whole board is the precompute mutation's")
+	}
+	if r.opts.Precompute == nil {
+		return nil, newError(CodeUnavailable, "the precompute engine is not configured on this server (it runs without a store); counts under filters are computed by the solver within each request's budget")
+	}
+	fc, err := r.opts.Precompute.PrecomputeCount(ctx, n, f)
+	if err != nil {
+		return nil, dependencyError(ctx, fmt.Sprintf("asking for the count of N=%d under %s", n, f.Key()), err)
+	}
+	return filteredCountModel(fc), nil
+}
+
 // BoardProgress is the resolver for the boardProgress field.
 func (r *subscriptionResolver) BoardProgress(ctx context.Context, n int) (<-chan *Board, error) {
 	if err := checkN(n); err != nil {

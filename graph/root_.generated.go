@@ -83,8 +83,22 @@ type ComplexityRoot struct {
 		UniqueSquareCounts func(childComplexity int) int
 	}
 
+	FilteredCount struct {
+		ChunksDone  func(childComplexity int) int
+		ChunksTotal func(childComplexity int) int
+		Error       func(childComplexity int) int
+		Filter      func(childComplexity int) int
+		FinishedAt  func(childComplexity int) int
+		N           func(childComplexity int) int
+		RequestedAt func(childComplexity int) int
+		State       func(childComplexity int) int
+		Total       func(childComplexity int) int
+		Unique      func(childComplexity int) int
+	}
+
 	Mutation struct {
-		Precompute func(childComplexity int, n int, storeSolutions *bool, requestedBy *string) int
+		Precompute      func(childComplexity int, n int, storeSolutions *bool, requestedBy *string) int
+		PrecomputeCount func(childComplexity int, n int, where SolutionFilter) int
 	}
 
 	OrbitClasses struct {
@@ -420,6 +434,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CountResult.UniqueSquareCounts(childComplexity), true
 
+	case "FilteredCount.chunksDone":
+		if e.ComplexityRoot.FilteredCount.ChunksDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.ChunksDone(childComplexity), true
+	case "FilteredCount.chunksTotal":
+		if e.ComplexityRoot.FilteredCount.ChunksTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.ChunksTotal(childComplexity), true
+	case "FilteredCount.error":
+		if e.ComplexityRoot.FilteredCount.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.Error(childComplexity), true
+	case "FilteredCount.filter":
+		if e.ComplexityRoot.FilteredCount.Filter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.Filter(childComplexity), true
+	case "FilteredCount.finishedAt":
+		if e.ComplexityRoot.FilteredCount.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.FinishedAt(childComplexity), true
+	case "FilteredCount.n":
+		if e.ComplexityRoot.FilteredCount.N == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.N(childComplexity), true
+	case "FilteredCount.requestedAt":
+		if e.ComplexityRoot.FilteredCount.RequestedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.RequestedAt(childComplexity), true
+	case "FilteredCount.state":
+		if e.ComplexityRoot.FilteredCount.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.State(childComplexity), true
+	case "FilteredCount.total":
+		if e.ComplexityRoot.FilteredCount.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.Total(childComplexity), true
+	case "FilteredCount.unique":
+		if e.ComplexityRoot.FilteredCount.Unique == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FilteredCount.Unique(childComplexity), true
+
 	case "Mutation.precompute":
 		if e.ComplexityRoot.Mutation.Precompute == nil {
 			break
@@ -431,6 +506,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Precompute(childComplexity, args["n"].(int), args["storeSolutions"].(*bool), args["requestedBy"].(*string)), true
+	case "Mutation.precomputeCount":
+		if e.ComplexityRoot.Mutation.PrecomputeCount == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_precomputeCount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PrecomputeCount(childComplexity, args["n"].(int), args["where"].(SolutionFilter)), true
 
 	case "OrbitClasses.orbit1":
 		if e.ComplexityRoot.OrbitClasses.Orbit1 == nil {
@@ -973,7 +1059,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "board.graphqls" "complete.graphqls" "connection.graphqls" "filter.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
+//go:embed "board.graphqls" "complete.graphqls" "connection.graphqls" "filter.graphqls" "filteredcount.graphqls" "mutation.graphqls" "node.graphqls" "scalars.graphqls" "solution.graphqls" "validate.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -989,6 +1075,7 @@ var sources = []*ast.Source{
 	{Name: "complete.graphqls", Input: sourceData("complete.graphqls"), BuiltIn: false},
 	{Name: "connection.graphqls", Input: sourceData("connection.graphqls"), BuiltIn: false},
 	{Name: "filter.graphqls", Input: sourceData("filter.graphqls"), BuiltIn: false},
+	{Name: "filteredcount.graphqls", Input: sourceData("filteredcount.graphqls"), BuiltIn: false},
 	{Name: "mutation.graphqls", Input: sourceData("mutation.graphqls"), BuiltIn: false},
 	{Name: "node.graphqls", Input: sourceData("node.graphqls"), BuiltIn: false},
 	{Name: "scalars.graphqls", Input: sourceData("scalars.graphqls"), BuiltIn: false},
@@ -1093,6 +1180,32 @@ func (ec *executionContext) childFields_CountResult(ctx context.Context, field g
 		return ec.fieldContext_CountResult_board(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CountResult", field.Name)
+}
+
+func (ec *executionContext) childFields_FilteredCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "n":
+		return ec.fieldContext_FilteredCount_n(ctx, field)
+	case "filter":
+		return ec.fieldContext_FilteredCount_filter(ctx, field)
+	case "state":
+		return ec.fieldContext_FilteredCount_state(ctx, field)
+	case "error":
+		return ec.fieldContext_FilteredCount_error(ctx, field)
+	case "total":
+		return ec.fieldContext_FilteredCount_total(ctx, field)
+	case "unique":
+		return ec.fieldContext_FilteredCount_unique(ctx, field)
+	case "chunksDone":
+		return ec.fieldContext_FilteredCount_chunksDone(ctx, field)
+	case "chunksTotal":
+		return ec.fieldContext_FilteredCount_chunksTotal(ctx, field)
+	case "requestedAt":
+		return ec.fieldContext_FilteredCount_requestedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_FilteredCount_finishedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FilteredCount", field.Name)
 }
 
 func (ec *executionContext) childFields_OrbitClasses(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -75,6 +75,20 @@ func (ec *executionContext) marshalNBigInt2ᚕgithubᚗcomᚋnqueensᚋnqueens�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
+	res, err := graphql.UnmarshalTime(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalTime(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalOBigInt2ᚕᚕgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBigIntᚄ(ctx context.Context, v any) ([][]BigInt, error) {
 	if v == nil {
 		return nil, nil

@@ -89,3 +89,29 @@ var uniqueWhileLive = river.UniqueOpts{
 		rivertype.JobStateScheduled,
 	},
 }
+
+// KindFilteredChunk is the job kind of a chunk of a filtered count.
+const KindFilteredChunk = "filtered_count_chunk"
+
+// FilteredChunkArgs is chunk Index of the count of board N under Filter
+// (its canonical text, solver.Filter.Key): Index into
+// solver.PlanFilteredCount's chunks, which are the same in every process.
+// It is unique by all three while it waits or runs.
+type FilteredChunkArgs struct {
+	N      int    `json:"n" river:"unique"`
+	Filter string `json:"filter" river:"unique"`
+	Index  int    `json:"index" river:"unique"`
+}
+
+// Kind implements river.JobArgs.
+func (FilteredChunkArgs) Kind() string { return KindFilteredChunk }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: River's default
+// queue, next to the boards' chunks.
+func (FilteredChunkArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: uniqueWhileLive}
+}
+
+func (a FilteredChunkArgs) String() string {
+	return fmt.Sprintf("chunk %d of the count of N=%d under %q", a.Index, a.N, a.Filter)
+}

@@ -193,6 +193,7 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDrive
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &boardWorker[TTx]{e: e})
 	river.AddWorker(workers, &chunkWorker[TTx, TDriver]{e: e})
+	river.AddWorker(workers, &filteredChunkWorker[TTx, TDriver]{e: e})
 	client, err := river.NewClient(driver, &river.Config{
 		Queues: map[string]river.QueueConfig{
 			QueueBoards:        {MaxWorkers: 1},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
@@ -42,6 +43,7 @@ type engine interface {
 	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 	ID() string
+	PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
 }
 
 // bundle is what one test works with.
@@ -51,6 +53,8 @@ type bundle struct {
 	engine engine
 	// jobs lists the jobs of a kind, every state, in insertion order.
 	jobs func(t *testing.T, kind string) []*rivertype.JobRow
+	// insert queues a job as it is, e.g. a duplicate of one done.
+	insert func(t *testing.T, args river.JobArgs)
 	// peer makes another engine over the same database, as another
 	// worker process would have (not started; stopped when the test ends).
 	peer func(t *testing.T, o options) *bundle
@@ -137,7 +141,13 @@ func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, throu
 		t.Helper()
 		return newBundle(t, st, o.wrapped(st), driver, o.engineConfig(t))
 	}
-	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list, peer: peer}
+	insert := func(t *testing.T, args river.JobArgs) {
+		t.Helper()
+		if _, err := e.Client().Insert(t.Context(), args, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list, insert: insert, peer: peer}
 }
 
 // start starts the engine's workers.

@@ -51,6 +51,10 @@ func (m *memorySource) SquareCounts(_ context.Context, n int) (solver.SquareCoun
 	return solver.SquareCounts{}, store.Errorf(store.ENOTFOUND, "N=%d has no square counts in memory", n)
 }
 
+func (m *memorySource) FilteredCount(_ context.Context, n int, filter string) (store.FilteredCount, error) {
+	return store.FilteredCount{}, store.Errorf(store.ENOTFOUND, "N=%d has no count under %q in memory", n, filter)
+}
+
 // Page pages forward (the benchmark's only direction), as the store does.
 func (m *memorySource) Page(_ context.Context, req store.PageRequest) ([]store.Solution, error) {
 	i := 0

@@ -219,3 +219,20 @@ func (c Chunk) countFiltered(f Filter, namer *classNamer, check func() bool) (ou
 	}
 	return out, check == nil || check()
 }
+
+// CountFilteredContext is Chunk.CountFiltered stopping with ctx's error
+// when ctx ends: a precompute job's chunk, which its job's timeout or the
+// worker's stop may cancel.
+func (c Chunk) CountFilteredContext(ctx context.Context, f Filter) (Counts, error) {
+	if err := checkN(c.N); err != nil {
+		return Counts{}, err
+	}
+	if err := f.Check(c.N); err != nil {
+		return Counts{}, err
+	}
+	out, ok := c.countFiltered(f, newClassNamer(c.N, f), func() bool { return ctx.Err() == nil })
+	if !ok {
+		return Counts{}, ctx.Err()
+	}
+	return out, nil
+}

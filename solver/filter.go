@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -108,3 +110,25 @@ func ParseFilter(s string) (Filter, error) {
 	}
 	return f, nil
 }
+
+// Canonical returns f with its squares sorted (by row, then column) and
+// duplicates dropped: filters that differ only in how they were written
+// become equal, and so do their Keys.
+func (f Filter) Canonical() Filter {
+	sorted := func(s []Square) []Square {
+		if len(s) == 0 {
+			return nil
+		}
+		s = slices.Clone(s)
+		slices.SortFunc(s, func(a, b Square) int { return cmp.Or(cmp.Compare(a.Row, b.Row), cmp.Compare(a.Col, b.Col)) })
+		return slices.Compact(s)
+	}
+	return Filter{Queens: sorted(f.Queens), Empty: sorted(f.Empty)}
+}
+
+// Key is the canonical text of f, the form ParseFilter reads: what a
+// stored filtered count is keyed by. Filters equal up to the order and
+// repetition of their squares have the same key; filters that select the
+// same solutions in other ways (a blocked square next to a pinned queen of
+// its row) do not, and are counted apart.
+func (f Filter) Key() string { return f.Canonical().String() }

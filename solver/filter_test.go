@@ -63,3 +63,22 @@ func TestParseFilter(t *testing.T) {
 		t.Error("Check(8) took a square on row 8")
 	}
 }
+
+func TestFilterKey(t *testing.T) {
+	t.Parallel()
+	a := solver.Filter{Queens: []solver.Square{{2, 5}, {0, 3}, {2, 5}}, Empty: []solver.Square{{1, 1}, {0, 0}}}
+	b := solver.Filter{Queens: []solver.Square{{0, 3}, {2, 5}}, Empty: []solver.Square{{0, 0}, {1, 1}, {0, 0}}}
+	if a.Key() != b.Key() {
+		t.Errorf("keys differ: %q and %q", a.Key(), b.Key())
+	}
+	back, err := solver.ParseFilter(a.Key())
+	if err != nil || back.Key() != a.Key() || len(back.Queens) != 2 || len(back.Empty) != 2 {
+		t.Errorf("solver.ParseFilter(%q) = %+v, %v", a.Key(), back, err)
+	}
+	if (solver.Filter{}).Key() != "" {
+		t.Errorf("the zero filter's key is %q", solver.Filter{}.Key())
+	}
+	if a.Key() == (solver.Filter{Queens: a.Empty, Empty: a.Queens}).Key() {
+		t.Error("queens and empty squares share a key")
+	}
+}

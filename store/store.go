@@ -134,6 +134,9 @@ type Store interface {
 	// store kept statistics.
 	SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error)
 
+	// FilteredCounts keeps the counts under filters (filteredcount.go).
+	FilteredCounts
+
 	// Ping checks that the database answers (EUNAVAILABLE when it does not).
 	Ping(ctx context.Context) error
 	// Close releases the connections.

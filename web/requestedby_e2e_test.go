@@ -8,6 +8,7 @@ import (
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
@@ -22,6 +23,10 @@ type requestsOnly struct{ st store.Store }
 func (r requestsOnly) Precompute(ctx context.Context, req store.BoardRequest, _ *bool) (store.Board, error) {
 	b, _, err := r.st.RequestBoard(ctx, req)
 	return b, err
+}
+
+func (r requestsOnly) PrecomputeCount(context.Context, int, solver.Filter) (store.FilteredCount, error) {
+	return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "this test queues no work")
 }
 
 // TestViewerRequestedByInBrowser: the board panel says who asked for a

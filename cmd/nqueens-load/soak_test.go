@@ -17,6 +17,7 @@ import (
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
@@ -32,6 +33,10 @@ func (a *askedBoards) Precompute(_ context.Context, req store.BoardRequest, _ *b
 	defer a.mu.Unlock()
 	a.ns = append(a.ns, req.N)
 	return store.Board{N: req.N, State: store.Pending}, nil
+}
+
+func (a *askedBoards) PrecomputeCount(context.Context, int, solver.Filter) (store.FilteredCount, error) {
+	return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "the soak asks for boards only")
 }
 
 // TestSoak runs a short soak against the real server on a SQLite store

@@ -11,11 +11,12 @@ import (
 	"github.com/nqueens/nqueens/internal/progress"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
 
 const (
-	precomputeSynopsis = "RANGE [--wait] [--requested-by NAME] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
+	precomputeSynopsis = "RANGE [--where q0.3,e1.1] [--wait] [--requested-by NAME] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
 	envWait            = "NQUEENS_PRECOMPUTE_WAIT"
 	envRequestedBy     = "NQUEENS_REQUESTED_BY"
 )
@@ -41,6 +42,7 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	// Warnings and errors only by default: the progress is on stdout.
 	logFlags := addLogFlags(fs, slog.LevelWarn)
 	wait := fs.Bool("wait", false, "work the jobs here too and show the progress until the boards are done ($"+envWait+")")
+	where := fs.String("where", "", "count, for each board of RANGE, the solutions with a queen on each q<row>.<col> square and none on each e<row>.<col> square (0-based, row 0 on top), e.g. `q0.3,e1.1`, and store the count instead of the board")
 	requestedBy := fs.String("requested-by", "", "`NAME` recorded as who asked for the boards this call asks for first; default: $USER; \"\": not known ($"+envRequestedBy+")")
 	if err := setFromEnv(fs, c.lookupEnv); err != nil {
 		return err
@@ -59,6 +61,18 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	ns, err := service.ParseBoards(strings.Join(pos, ","))
 	if err != nil {
 		return usagef("%v", err)
+	}
+	filter, err := solver.ParseFilter(*where)
+	if err != nil {
+		return usagef("--where: %v", err)
+	}
+	if isSet(fs, "where") && filter.IsZero() {
+		return usagef("--where names no square: leave it out to compute the boards themselves")
+	}
+	for _, n := range ns {
+		if err := filter.Check(n); err != nil {
+			return usagef("--where: %v", err)
+		}
 	}
 	if len(ns) == 0 {
 		return usagef("RANGE names no board")
@@ -89,6 +103,9 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 				logger.Error(err.Error())
 			}
 		}()
+	}
+	if !filter.IsZero() {
+		return precomputeCounts(ctx, j, st, ns, filter, *wait, c)
 	}
 	boards := make([]store.Board, len(ns))
 	for i, n := range ns {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/precompute"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres"
 	"github.com/nqueens/nqueens/store/sqlite"
@@ -38,6 +39,7 @@ type engine interface {
 	Stop(ctx context.Context) error
 	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
+	PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
 }
 
 // Jobs is the precompute engine of a store and the River UI over its

@@ -185,3 +185,35 @@ func (l *lateStore) Ping(ctx context.Context) error {
 
 // Close does nothing: the store set is closed by whoever opened it.
 func (l *lateStore) Close() error { return nil }
+
+func (l *lateStore) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc) (store.FilteredCount, bool, error) {
+	st, err := l.get()
+	if err != nil {
+		return store.FilteredCount{}, false, err
+	}
+	return st.RequestFilteredCount(ctx, req, onCreate)
+}
+
+func (l *lateStore) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (store.FilteredCount, error) {
+	st, err := l.get()
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return st.WriteFilteredChunk(ctx, w, inTx)
+}
+
+func (l *lateStore) FailFilteredCount(ctx context.Context, n int, filter, reason string) (store.FilteredCount, error) {
+	st, err := l.get()
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return st.FailFilteredCount(ctx, n, filter, reason)
+}
+
+func (l *lateStore) FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error) {
+	st, err := l.get()
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return st.FilteredCount(ctx, n, filter)
+}

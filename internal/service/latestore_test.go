@@ -55,6 +55,21 @@ func TestLateStore(t *testing.T) {
 				return answer{Value: keys}, err
 			},
 			"Ping": func() (answer, error) { return answer{}, s.Ping(ctx) },
+			// A refused request and calls on a count never asked for:
+			// they change nothing, so both paths answer the same.
+			"RequestFilteredCount": func() (answer, error) {
+				c, created, err := s.RequestFilteredCount(ctx, store.FilteredCountRequest{N: 6, Filter: "q0.1"}, nil)
+				return answer{c, created}, err
+			},
+			"WriteFilteredChunk": func() (answer, error) {
+				c, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 6, Filter: "q0.1"}, nil)
+				return answer{Value: c}, err
+			},
+			"FailFilteredCount": func() (answer, error) {
+				c, err := s.FailFilteredCount(ctx, 6, "q0.1", "a test")
+				return answer{Value: c}, err
+			},
+			"FilteredCount": func() (answer, error) { c, err := s.FilteredCount(ctx, 6, "q0.1"); return answer{Value: c}, err },
 			"RequestBoard": func() (answer, error) {
 				b, created, err := s.RequestBoard(ctx, store.BoardRequest{N: 6})
 				return answer{b, created}, err
@@ -94,7 +109,8 @@ func TestLateStore(t *testing.T) {
 	// Through the late store, then straight, the same answer: none of
 	// these calls changes what the next one answers.
 	for _, name := range []string{"Board", "Boards", "Chunks", "Workers", "Page", "SolutionAt", "Rank", "Ping",
-		"RequestBoard", "PlanBoard", "WriteChunk", "TouchBoard", "FinishBoard", "FailBoard"} {
+		"RequestBoard", "PlanBoard", "WriteChunk", "TouchBoard", "FinishBoard", "FailBoard",
+		"RequestFilteredCount", "WriteFilteredChunk", "FailFilteredCount", "FilteredCount"} {
 		got, gotErr := late[name]()
 		want, wantErr := direct[name]()
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {

@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -155,6 +156,20 @@ func (u *Startup) Precompute(ctx context.Context, req store.BoardRequest, storeS
 		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
 	}
 	return p.Precompute(ctx, req, storeSolutions)
+}
+
+// PrecomputeCount implements graph.Precomputer for the precomputeCount
+// mutation: UNAVAILABLE until the workers run.
+func (u *Startup) PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
+	_, w, _ := u.state()
+	if w == nil {
+		return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "the workers start once the database is reachable")
+	}
+	p := w.Precomputer()
+	if p == nil {
+		return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
+	}
+	return p.PrecomputeCount(ctx, n, f)
 }
 
 // StoresSolutions implements graph.PendingPlans for the API: from the

@@ -152,3 +152,23 @@ func (s *Store) Ping(ctx context.Context) (err error) {
 
 // Close closes the store it wraps.
 func (s *Store) Close() error { return s.next.Close() }
+
+func (s *Store) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc) (_ store.FilteredCount, _ bool, err error) {
+	defer s.measure("RequestFilteredCount")(&err)
+	return s.next.RequestFilteredCount(ctx, req, onCreate)
+}
+
+func (s *Store) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (_ store.FilteredCount, err error) {
+	defer s.measure("WriteFilteredChunk")(&err)
+	return s.next.WriteFilteredChunk(ctx, w, inTx)
+}
+
+func (s *Store) FailFilteredCount(ctx context.Context, n int, filter, reason string) (_ store.FilteredCount, err error) {
+	defer s.measure("FailFilteredCount")(&err)
+	return s.next.FailFilteredCount(ctx, n, filter, reason)
+}
+
+func (s *Store) FilteredCount(ctx context.Context, n int, filter string) (_ store.FilteredCount, err error) {
+	defer s.measure("FilteredCount")(&err)
+	return s.next.FilteredCount(ctx, n, filter)
+}

@@ -65,6 +65,9 @@ func Run(t *testing.T, b Backend) {
 		{"TaskBoard", testTaskBoard},
 		{"SquareCounts", testSquareCounts},
 		{"SquareCountsUnknown", testSquareCountsUnknown},
+		{"FilteredCounts", testFilteredCounts},
+		{"FilteredCountBadInput", testFilteredCountBadInput},
+		{"FilteredCountResume", testFilteredCountResume},
 		{"PlanHook", testPlanHook},
 		{"TouchBoard", testTouchBoard},
 		{"Workers", testWorkers},
@@ -131,12 +134,39 @@ func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store
 	return b
 }
 
-// LoadRange loads boards lo..hi at their default chunk depths.
+// LoadRange loads boards lo..hi at their default chunk depths, and the
+// count of hi under a filter (LoadFilteredCount), so that the analysts'
+// examples have filtered counts to read.
 func LoadRange(ctx context.Context, tb testing.TB, s store.Store, lo, hi int) {
 	tb.Helper()
 	for n := lo; n <= hi; n++ {
 		Load(ctx, tb, s, n, solver.DefaultChunkDepth(n))
 	}
+	if hi >= 4 {
+		LoadFilteredCount(ctx, tb, s, hi, solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}})
+	}
+}
+
+// LoadFilteredCount stores the count of n under f, done: every chunk of
+// solver.PlanFilteredCount counted and written.
+func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Store, n int, f solver.Filter) store.FilteredCount {
+	tb.Helper()
+	plan, err := solver.PlanFilteredCount(n, f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req := store.FilteredCountRequest{N: n, Filter: f.Key(), Chunks: len(plan.Chunks)}
+	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
+		tb.Fatalf("RequestFilteredCount(%+v): %v", req, err)
+	}
+	var fc store.FilteredCount
+	for i, c := range plan.Chunks {
+		w := store.FilteredChunkWrite{N: n, Filter: req.Filter, Index: i, Counts: c.CountFiltered(plan.Filter)}
+		if fc, err = s.WriteFilteredChunk(ctx, w, nil); err != nil {
+			tb.Fatalf("WriteFilteredChunk(%+v): %v", w, err)
+		}
+	}
+	return fc
 }
 
 // wantCode fails the test unless err carries the store error code.

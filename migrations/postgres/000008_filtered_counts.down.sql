@@ -1,0 +1,2 @@
+DROP TABLE filtered_count_chunks;
+DROP TABLE filtered_counts;

@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/nqueens/nqueens/store"
+)
+
+const filteredCountColumns = `n, filter, state, last_error, total, unique_count, chunks_total, chunks_done, requested_at, finished_at`
+
+func scanFilteredCount(row *sql.Row) (store.FilteredCount, error) {
+	var fc store.FilteredCount
+	var state string
+	var total, unique sql.NullInt64
+	var requested, finished, lastError sql.NullString
+	if err := row.Scan(&fc.N, &fc.Filter, &state, &lastError, &total, &unique, &fc.ChunksTotal, &fc.ChunksDone, &requested, &finished); err != nil {
+		return store.FilteredCount{}, err
+	}
+	fc.State = store.BoardState(state)
+	fc.LastError = lastError.String
+	if total.Valid && unique.Valid {
+		fc.Total, fc.Unique = uint64(total.Int64), uint64(unique.Int64)
+	}
+	var err error
+	if fc.RequestedAt, err = parseTime(requested); err != nil {
+		return store.FilteredCount{}, err
+	}
+	if fc.FinishedAt, err = parseTime(finished); err != nil {
+		return store.FilteredCount{}, err
+	}
+	return fc, nil
+}
+
+// filteredCount reads the row of (n, filter).
+func filteredCount(ctx context.Context, q querier, n int, filter string) (store.FilteredCount, error) {
+	fc, err := scanFilteredCount(q.QueryRowContext(ctx, `SELECT `+filteredCountColumns+` FROM filtered_counts WHERE n = ? AND filter = ?`, n, filter))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.FilteredCount{}, store.Errorf(store.ENOTFOUND, "no count of N=%d under the filter %q has been asked for", n, filter)
+	}
+	return fc, err
+}
+
+// FilteredCount returns the count of N under filter; see store.Store.
+func (s *queries) FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error) {
+	return filteredCount(ctx, s.reader, n, filter)
+}
+
+// RequestFilteredCount inserts the running row of the count unless it has
+// one; see store.Store. Write transactions are serialised, so reading
+// first is safe.
+func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc) (fc store.FilteredCount, created bool, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		fc, err = filteredCount(ctx, tx, req.N, req.Filter)
+		switch {
+		case err == nil && fc.ChunksTotal != req.Chunks:
+			return store.Errorf(store.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+		case err == nil && fc.State != store.Failed:
+			return nil
+		case err == nil:
+			// A failed count resumes with the chunks not written yet.
+			if _, err := tx.ExecContext(ctx, `UPDATE filtered_counts SET state = 'running', last_error = NULL
+				WHERE n = ? AND filter = ?`, req.N, req.Filter); err != nil {
+				return err
+			}
+		case store.ErrorCode(err) != store.ENOTFOUND:
+			return err
+		default:
+			if _, err := tx.ExecContext(ctx, `INSERT INTO filtered_counts (n, filter, state, chunks_total, requested_at)
+				VALUES (?, ?, 'running', ?, ?)`, req.N, req.Filter, req.Chunks, now()); err != nil {
+				return err
+			}
+		}
+		if fc, err = filteredCount(ctx, tx, req.N, req.Filter); err != nil {
+			return err
+		}
+		created = true
+		if onCreate == nil {
+			return nil
+		}
+		written := map[int]bool{}
+		rows, err := tx.QueryContext(ctx, `SELECT idx FROM filtered_count_chunks WHERE n = ? AND filter = ?`, req.N, req.Filter)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var idx int
+			if err := rows.Scan(&idx); err != nil {
+				return err
+			}
+			written[idx] = true
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var todo []int
+		for i := range req.Chunks {
+			if !written[i] {
+				todo = append(todo, i)
+			}
+		}
+		return onCreate(ctx, tx, todo)
+	})
+	if err != nil {
+		return store.FilteredCount{}, false, err
+	}
+	return fc, created, nil
+}
+
+// WriteFilteredChunk records one chunk's count; see store.Store. The
+// write that finds every chunk written sums them, in its transaction.
+func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (fc store.FilteredCount, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		fc, err = filteredCount(ctx, tx, w.N, w.Filter)
+		if err != nil {
+			return err
+		}
+		if w.Index >= fc.ChunksTotal {
+			return store.Errorf(store.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO filtered_count_chunks (n, filter, idx, total, unique_count)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (n, filter, idx) DO NOTHING`,
+			w.N, w.Filter, w.Index, int64(w.Counts.Total), int64(w.Counts.Unique))
+		if err != nil {
+			return err
+		}
+		if inTx != nil {
+			if err := inTx(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if added, err := res.RowsAffected(); err != nil || added == 0 {
+			return err // written before: counted once
+		}
+		if fc.ChunksDone+1 < fc.ChunksTotal {
+			_, err = tx.ExecContext(ctx, `UPDATE filtered_counts SET chunks_done = chunks_done + 1 WHERE n = ? AND filter = ?`, w.N, w.Filter)
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE filtered_counts
+				SET chunks_done = chunks_done + 1, state = 'done', last_error = NULL, finished_at = ?,
+				    total = (SELECT sum(total) FROM filtered_count_chunks WHERE n = ? AND filter = ?),
+				    unique_count = (SELECT sum(unique_count) FROM filtered_count_chunks WHERE n = ? AND filter = ?)
+				WHERE n = ? AND filter = ?`, now(), w.N, w.Filter, w.N, w.Filter, w.N, w.Filter)
+		}
+		if err != nil {
+			return err
+		}
+		fc, err = filteredCount(ctx, tx, w.N, w.Filter)
+		return err
+	})
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return fc, nil
+}
+
+// FailFilteredCount marks a running count failed; see store.Store.
+func (s *queries) FailFilteredCount(ctx context.Context, n int, filter, reason string) (fc store.FilteredCount, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		fc, err = filteredCount(ctx, tx, n, filter)
+		switch {
+		case err != nil:
+			return err
+		case fc.State == store.Done:
+			return store.Errorf(store.ECONFLICT, "the count of N=%d under %q is done: it cannot fail", n, filter)
+		case fc.State == store.Failed:
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE filtered_counts SET state = 'failed', last_error = ? WHERE n = ? AND filter = ?`, reason, n, filter); err != nil {
+			return err
+		}
+		fc, err = filteredCount(ctx, tx, n, filter)
+		return err
+	})
+	if err != nil {
+		return store.FilteredCount{}, err
+	}
+	return fc, nil
+}
