@@ -154,11 +154,14 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (solutions uint64, er
 	if e.Source == FromStore {
 		err = e.st.Walk(ctx, store.WalkRequest{N: e.N, Unique: e.Unique, Filter: e.Filter}, func(key []byte) error {
 			emit(key)
-			// A write error (the reader gone) stops the query at once.
+			// A write error (the reader gone) or a cancelled ctx stops
+			// the query at once: the driver notices ctx only between
+			// its own steps, and may have read the last row by then.
 			if solutions%1024 == 0 {
 				if err := writerErr(bw); err != nil {
 					return err
 				}
+				return ctx.Err()
 			}
 			return nil
 		})
