@@ -3,19 +3,13 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
-	"github.com/nqueens/nqueens/internal/service"
-	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
 // TestPrecomputeCount counts N=11 under a filter through the real server
@@ -29,21 +23,8 @@ func TestPrecomputeCount(t *testing.T) {
 	for _, backend := range []string{"postgres", "sqlite"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			db := service.Database{Path: filepath.Join(t.TempDir(), "nqueens.db")}
-			if backend == "postgres" {
-				db = service.Database{URL: func() string { u, _ := pgtest.Schema(t); return u }()}
-			}
-			cfg := precompute.DefaultConfig()
-			cfg.Workers, cfg.JobTimeout, cfg.Logger = 1, time.Minute, slog.New(slog.DiscardHandler)
-			st, j, err := service.Open(t.Context(), db, true, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
 			const token = "count-token"
-			api := apitest.Setup(t, func(c *server.Config) {
-				c.Graph.Boards, c.Graph.Stored, c.Graph.Precompute, c.Graph.AdminToken = st, st, j, token
-			})
+			api, j := setupEngine(t, backend, token)
 
 			const n = 11
 			f := solver.Filter{Queens: []solver.Square{{Row: 2, Col: 5}}, Empty: []solver.Square{{Row: 7, Col: 1}, {Row: 0, Col: 0}}}

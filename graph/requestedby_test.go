@@ -2,17 +2,10 @@ package graph_test
 
 import (
 	"encoding/json"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nqueens/nqueens/internal/apitest"
-	"github.com/nqueens/nqueens/internal/service"
-	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/server"
-	"github.com/nqueens/nqueens/store/postgres/pgtest"
 )
 
 // TestPrecomputeRequestedBy asks for boards through the real server and
@@ -27,21 +20,8 @@ func TestPrecomputeRequestedBy(t *testing.T) {
 	for _, backend := range []string{"postgres", "sqlite"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			db := service.Database{Path: filepath.Join(t.TempDir(), "nqueens.db")}
-			if backend == "postgres" {
-				db = service.Database{URL: func() string { u, _ := pgtest.Schema(t); return u }()}
-			}
-			cfg := precompute.DefaultConfig()
-			cfg.Workers, cfg.JobTimeout, cfg.Logger = 1, time.Minute, slog.New(slog.DiscardHandler)
-			st, j, err := service.Open(t.Context(), db, true, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
 			const token = "requested-by-token"
-			api := apitest.Setup(t, func(c *server.Config) {
-				c.Graph.Boards, c.Graph.Stored, c.Graph.Precompute, c.Graph.AdminToken = st, st, j, token
-			})
+			api, _ := setupEngine(t, backend, token)
 			type board struct {
 				N           int
 				State       string

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/filterquery"
 )
@@ -37,7 +36,7 @@ func (s *queries) filteredPage(ctx context.Context, req store.PageRequest) ([]st
 		if err := r.Scan(&key); err != nil {
 			return store.Solution{}, err
 		}
-		return classified(req.N, key), nil
+		return filterquery.Solution(req.N, key), nil
 	})
 	if err != nil {
 		return nil, err
@@ -51,16 +50,6 @@ func (s *queries) filteredPage(ctx context.Context, req store.PageRequest) ([]st
 		slices.Reverse(page)
 	}
 	return page, nil
-}
-
-// classified is the solution of a filtered page: its symmetry facts
-// come from the solver (the stored columns hold the same, as the
-// conformance suite checks), so that the query reads the placement alone,
-// which an index-only scan of the primary key has without visiting the
-// table for each row it skips.
-func classified(n int, key []byte) store.Solution {
-	p := solver.FromBytes(key)
-	return store.Solution{N: n, Placement: p, Canonical: solver.IsCanonical(p), OrbitSize: solver.OrbitSize(p)}
 }
 
 func canonicalOnly(unique bool) string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/filterquery"
 )
@@ -38,7 +37,7 @@ func (s *queries) filteredPage(ctx context.Context, req store.PageRequest) ([]st
 		if err := rows.Scan(&key); err != nil {
 			return nil, err
 		}
-		page = append(page, classified(req.N, key))
+		page = append(page, filterquery.Solution(req.N, key))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -52,15 +51,6 @@ func (s *queries) filteredPage(ctx context.Context, req store.PageRequest) ([]st
 		slices.Reverse(page)
 	}
 	return page, nil
-}
-
-// classified is the solution of a filtered page: its symmetry facts
-// come from the solver (the stored columns hold the same, as the
-// conformance suite checks), so that a unique page reads the partial
-// index alone, without a lookup in the table for each row it skips.
-func classified(n int, key []byte) store.Solution {
-	p := solver.FromBytes(key)
-	return store.Solution{N: n, Placement: p, Canonical: solver.IsCanonical(p), OrbitSize: solver.OrbitSize(p)}
 }
 
 // solutionsIndexed names the table to scan: a unique listing reads the
