@@ -230,6 +230,18 @@ func TestWorkerKilled(t *testing.T) {
 			// The board's end waits on the rest of its work as well, which
 			// a loaded machine stretches; the bound is on the rescue.
 			board := boardtest.WaitFinished(t, st, 5*time.Minute, tt.n)[tt.n]
+			// A chunk the dead worker wrote just before the kill, its job
+			// not yet marked completed, lets the board finish before that
+			// job is rescued: wait for the held jobs themselves.
+			eventually.True(t, 2*time.Minute, func() string {
+				var open int
+				err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM river_job
+					WHERE id = ANY($1) AND state <> 'completed'`, held).Scan(&open)
+				if err != nil || open > 0 {
+					return fmt.Sprintf("%d of the %d jobs the killed worker held not completed yet (%v)", open, len(held), err)
+				}
+				return ""
+			})
 			retried := checkRescued(t, st, held, victimID)
 			t.Logf("N=%d: %d jobs held by the killed worker, all running again %.1f s after the kill; board done %.1f s after it (%d chunks)",
 				tt.n, len(held), retried.Sub(killed).Seconds(), board.FinishedAt.Sub(killed).Seconds(), board.ChunksTotal)
