@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -29,6 +30,10 @@ const (
 	CodeTimeout         Code = "TIMEOUT"
 	CodeUnavailable     Code = "UNAVAILABLE"
 	CodeInternal        Code = "INTERNAL"
+	// CodeRateLimited is a request refused because its client holds its
+	// share of something (requests a second, connections, memory, …):
+	// other clients are served (HTTP 429).
+	CodeRateLimited Code = "RATE_LIMITED"
 )
 
 // Reasons refine BAD_USER_INPUT for the limits, sent as extensions.reason.
@@ -45,7 +50,10 @@ type Error struct {
 	Code    Code
 	Message string
 	Reason  string // optional extensions.reason
-	Err     error
+	// RetryAfter, when set, is when the client may try again, sent as
+	// extensions.retryAfter in whole seconds (and as HTTP's Retry-After).
+	RetryAfter time.Duration
+	Err        error
 }
 
 func (e *Error) Error() string {
@@ -134,12 +142,19 @@ func ErrorPresenter(logger *slog.Logger, timeout time.Duration) graphql.ErrorPre
 		out.Extensions = ext
 
 		var e *Error
+		var refusal *quota.Refusal
+		if errors.As(err, &refusal) && !errors.As(err, &e) {
+			e = Refused(refusal)
+		}
 		switch {
-		case errors.As(err, &e):
+		case e != nil || errors.As(err, &e):
 			out.Message = e.Message
 			ext["code"] = string(e.Code)
 			if e.Reason != "" {
 				ext["reason"] = e.Reason
+			}
+			if e.RetryAfter > 0 {
+				ext["retryAfter"] = RetryAfterSeconds(e.RetryAfter)
 			}
 			if e.Code == CodeInternal {
 				out.Message = logInternal(ctx, logger, out, err)

@@ -41,7 +41,7 @@ var exportMedia = map[string]struct {
 // enumeration at once.
 func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	if s.limiter != nil {
-		if ok, retryAfter := s.limiter.allow(r); !ok {
+		if ok, retryAfter := s.limiter.allow(s.client(r)); !ok {
 			s.refuseRateLimited(w, r, retryAfter)
 			return
 		}

@@ -2,8 +2,6 @@ package server
 
 import (
 	"fmt"
-	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,27 +13,12 @@ import (
 	"github.com/nqueens/nqueens/graph"
 )
 
-// CodeRateLimited is the extensions.code of a request refused by the rate
-// limit (HTTP 429).
-const CodeRateLimited graph.Code = "RATE_LIMITED"
-
 // rateLimitClients bounds how many clients the limiter remembers: past it
 // the one seen least recently is forgotten, and starts again with a full
 // burst when it comes back. A token bucket is about 100 bytes.
 const rateLimitClients = 10000
 
-// clientAddress names the client of a request, for the rate limit and the
-// solver's fair share: the remote IP address of its connection.
-func clientAddress(r *http.Request) string {
-	client, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return client
-}
-
-// rateLimiter is a token bucket per client, the client being the remote
-// IP address of the connection.
+// rateLimiter is a token bucket per client (clientKey).
 type rateLimiter struct {
 	limit rate.Limit
 	burst int
@@ -54,8 +37,7 @@ func newRateLimiter(perSecond float64, burst int) *rateLimiter {
 
 // allow takes a token from the client's bucket; without one it returns
 // how long until the next.
-func (l *rateLimiter) allow(r *http.Request) (ok bool, retryAfter time.Duration) {
-	client := clientAddress(r)
+func (l *rateLimiter) allow(client string) (ok bool, retryAfter time.Duration) {
 	l.mu.Lock()
 	lim, found := l.clients.Get(client)
 	if !found {
@@ -76,9 +58,9 @@ func (l *rateLimiter) allow(r *http.Request) (ok bool, retryAfter time.Duration)
 // refuseRateLimited answers a request over its client's limit: 429 with
 // Retry-After (whole seconds, at least 1) and a GraphQL error body.
 func (s *Server) refuseRateLimited(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
-	secs := max(1, int(math.Ceil(retryAfter.Seconds())))
+	secs := graph.RetryAfterSeconds(retryAfter)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	s.fail(w, r, http.StatusTooManyRequests, CodeRateLimited, "",
+	s.fail(w, r, http.StatusTooManyRequests, graph.CodeRateLimited, "",
 		fmt.Sprintf("too many requests from your address: the limit is %g a second (bursts of %d); retry in %d s",
 			float64(s.limiter.limit), s.limiter.burst, secs))
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/web"
 )
 
@@ -126,6 +127,22 @@ type Config struct {
 	ExportStallTimeout time.Duration
 	// ExportMaxDuration bounds a whole export, however well it goes.
 	ExportMaxDuration time.Duration
+	// ClientIPv6Prefix is how many leading bits of an IPv6 address name
+	// its client (16 to 128): every address of a client's network shares
+	// one client's shares and rate limit (client.go). IPv4 clients are
+	// their address.
+	ClientIPv6Prefix int
+	// InflightBytes bounds the memory that requests in flight hold, all
+	// clients together: a request accounts its body as it arrives, then
+	// its parsed document and the answer its pricing expects, and holds
+	// them until it is answered; a websocket operation holds its message
+	// and document for its life. InflightBytesPerClient is one client's
+	// share of it. A request that does not fit waits up to
+	// AdmissionWait, then is refused: 429 when its client holds its
+	// share, 503 when all clients hold the total; one larger than a
+	// client's share is refused at once (BAD_USER_INPUT).
+	InflightBytes, InflightBytesPerClient int64
+	AdmissionWait                         time.Duration
 	// OnOperation, when set, is told how each GraphQL query and mutation
 	// went (for metrics).
 	OnOperation func(Operation)
@@ -205,9 +222,30 @@ func DefaultConfig() Config {
 		ExportStallTimeout: 30 * time.Second,
 		// N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s.
 		ExportMaxDuration: 30 * time.Minute,
-		Logger:            slog.Default(),
+		// A host picks any address of its /64 (RFC 4291 and SLAAC).
+		ClientIPv6Prefix: 64,
+		// A quarter of the default memory budget (512 MiB, see
+		// DefaultInflightBytes), an eighth of it per client: about eight
+		// clients asking for the heaviest answers at once before anyone
+		// waits.
+		InflightBytes:          DefaultInflightBytes(DefaultMemoryBudget),
+		InflightBytesPerClient: DefaultInflightBytes(DefaultMemoryBudget) / 8,
+		// Answers of the client's own earlier requests take milliseconds:
+		// a wait this long means the server is saturated.
+		AdmissionWait: 2 * time.Second,
+		Logger:        slog.Default(),
 	}
 }
+
+// DefaultMemoryBudget is the memory a process serves within when neither
+// a setting nor the container says otherwise.
+const DefaultMemoryBudget = 512 << 20
+
+// DefaultInflightBytes is the memory requests in flight may hold in a
+// process whose memory budget is budget: a quarter of it. The rest is the
+// caches (about 110 MiB by default), the connections and websockets
+// (their buffers), the workers, and room for the collector.
+func DefaultInflightBytes(budget int64) int64 { return budget / 4 }
 
 // WriteTimeoutFor is the WriteTimeout that goes with a request timeout:
 // 10 s more, so that an answer that used its whole time budget is still
@@ -248,6 +286,10 @@ func (c Config) Check() error {
 		configcheck.AtLeast("ExportMaxConcurrent", c.ExportMaxConcurrent, 1),
 		configcheck.Positive("ExportStallTimeout", c.ExportStallTimeout),
 		configcheck.Positive("ExportMaxDuration", c.ExportMaxDuration),
+		configcheck.Between("ClientIPv6Prefix", c.ClientIPv6Prefix, 16, 128, "bits of an IPv6 address that name its client; 64: a /64"),
+		configcheck.AtLeast("InflightBytes", c.InflightBytes, 1<<20),
+		configcheck.Between("InflightBytesPerClient", c.InflightBytesPerClient, 64<<10, c.InflightBytes, "at most InflightBytes"),
+		configcheck.Positive("AdmissionWait", c.AdmissionWait),
 		configcheck.Logger("Logger", c.Logger == nil),
 	)
 	switch {
@@ -270,6 +312,7 @@ type Server struct {
 	handler  http.Handler
 	limiter  *rateLimiter  // nil: no rate limit
 	exports  chan struct{} // a slot per export running (ExportMaxConcurrent)
+	memory   *quota.Pool   // bytes held by requests in flight (InflightBytes)
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -296,6 +339,7 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s.exports = make(chan struct{}, cfg.ExportMaxConcurrent)
+	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes)
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
@@ -414,14 +458,15 @@ func bearer(h string) string {
 // request to gqlgen, whose HTTP transports are ours (transport.go). GET
 // answers get an ETag and a Cache-Control.
 func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
+	client := s.client(r)
 	if s.limiter != nil {
-		if ok, retryAfter := s.limiter.allow(r); !ok {
+		if ok, retryAfter := s.limiter.allow(client); !ok {
 			s.refuseRateLimited(w, r, retryAfter)
 			return
 		}
 	}
 	ctx := graph.WithBearerToken(r.Context(), bearer(r.Header.Get("Authorization")))
-	ctx = graph.WithClient(ctx, clientAddress(r))
+	ctx = graph.WithClient(ctx, client)
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		// Subscriptions live as long as the connection or until Close;
 		// the writer must stay hijackable.
@@ -444,6 +489,16 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("method %s is not allowed on /graphql; use POST (queries and mutations) or GET (queries)", r.Method))
 		return
 	}
+	// The request holds memory from here to its answer: its body first,
+	// then (graph.ComplexityLimit grows the hold) its document and the
+	// answer its pricing expects.
+	hold, err := s.admit(r, client)
+	if err != nil {
+		s.refuse(w, r, err)
+		return
+	}
+	defer hold.Release()
+	ctx = graph.WithAdmission(ctx, hold)
 	if r.Method == http.MethodPost {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != mediaJSON {

@@ -58,6 +58,7 @@ var serveEnv = []envFlag{
 	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT", "WSPongTimeout"},
 	{"export-max-concurrent", "NQUEENS_EXPORT_MAX_CONCURRENT", "ExportMaxConcurrent"},
 	{"export-solver-max-n", "NQUEENS_EXPORT_SOLVER_MAX_N", "ExportSolverMaxN"},
+	{"client-ipv6-prefix", "NQUEENS_CLIENT_IPV6_PREFIX", "ClientIPv6Prefix"},
 	{"migrate", "NQUEENS_MIGRATE", ""},
 }
 
@@ -112,6 +113,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.DurationVar(&cfg.WSPongTimeout, "ws-pong-timeout", def.WSPongTimeout, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
 	fs.IntVar(&cfg.ExportMaxConcurrent, "export-max-concurrent", def.ExportMaxConcurrent, "downloads of /export/{n}.csv and .ndjson running at once; past it they are refused with 503 ($NQUEENS_EXPORT_MAX_CONCURRENT)")
 	fs.IntVar(&cfg.ExportSolverMaxN, "export-solver-max-n", def.ExportSolverMaxN, "largest N /export enumerates with the solver when the store does not hold it; 0: none ($NQUEENS_EXPORT_SOLVER_MAX_N)")
+	fs.IntVar(&cfg.ClientIPv6Prefix, "client-ipv6-prefix", def.ClientIPv6Prefix, "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client ($NQUEENS_CLIENT_IPV6_PREFIX)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)

@@ -50,7 +50,7 @@ func AtLeast[T ~int | ~int32 | ~int64](field string, v, least T) error {
 
 // Between checks that an integer field is from lo to hi; what says what
 // the bounds mean ("0: never count on the spot").
-func Between(field string, v, lo, hi int, what string) error {
+func Between[T ~int | ~int32 | ~int64](field string, v, lo, hi T, what string) error {
 	if v < lo || v > hi {
 		if what != "" {
 			return Errorf(field, "must be from %d to %d (%s), got %d", lo, hi, what, v)

@@ -1,0 +1,33 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/nqueens/nqueens/internal/quota"
+)
+
+// requestOverhead is what a request holds besides its body and its
+// answer: its goroutine's stack, its decoded parameters, the buffers of
+// its answer.
+const requestOverhead = 16 << 10
+
+// admit accounts the memory a request will hold against its client's
+// share and the server's budget for requests in flight (Config.
+// InflightBytes): its body (as Content-Length announces it, or the most a
+// body may be) and its overhead, waiting up to AdmissionWait for room. The
+// request's pricing grows the hold by its document and its answer
+// (graph.WithAdmission); the caller releases it once the answer is
+// written.
+func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
+	body := int64(len(r.URL.RawQuery))
+	if r.Method == http.MethodPost {
+		body = s.cfg.MaxBodyBytes
+		if r.ContentLength >= 0 {
+			body = min(r.ContentLength, s.cfg.MaxBodyBytes)
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.AdmissionWait)
+	defer cancel()
+	return s.memory.Wait(ctx, client, requestOverhead+body)
+}
