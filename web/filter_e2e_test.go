@@ -84,12 +84,14 @@ func filterSquare(sq solver.Square) string {
 }
 
 // clickFilter clicks a square of the filter board and waits until it
-// shows mark ("q" pinned, "e" blocked, "" clear) and the address holds
-// the filter.
+// shows mark ("q" pinned, "e" blocked, "" clear), the address holds the
+// filter and its listing has loaded: a click aims at where the square is
+// on screen, which a listing still loading may move.
 func (s *session) clickFilter(sq solver.Square, mark string, f solver.Filter) {
 	s.t.Helper()
 	s.do(fmt.Sprintf("clicking the filter's square %v", sq), chromedp.Click(filterSquare(sq)))
 	s.waitFilter(sq, mark, f)
+	s.wait("the listing has loaded", `document.querySelector('#boards').getAttribute('aria-busy') === 'false'`)
 }
 
 // waitFilter waits until the filter board shows mark on sq and the
