@@ -379,6 +379,11 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 // websockets.
 func (s *Server) Close() { s.close() }
 
+// Pools returns what the server shares between clients, each with its
+// share per client and its total (for metrics: what is held, what waits,
+// what was refused).
+func (s *Server) Pools() []*quota.Pool { return []*quota.Pool{s.memory} }
+
 // Resolver returns the root resolver, with its options in effect.
 func (s *Server) Resolver() *graph.Resolver { return s.resolver }
 
