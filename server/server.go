@@ -409,7 +409,7 @@ func (s *Server) Close() { s.close() }
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	return []*quota.Pool{s.conns.pool, s.exports, s.memory}
+	return []*quota.Pool{s.conns.pool, s.exports, s.memory, s.resolver.SolverQueue()}
 }
 
 // Resolver returns the root resolver, with its options in effect.
