@@ -117,10 +117,16 @@ func checkConnRefusal(resp *http.Response, body []byte, status int, reason strin
 	return checkRefusal(resp, body, status, reason)
 }
 
-// pool returns the server's pool called name.
+// pool returns the pool called name of b's server.
 func pool(t *testing.T, b *apitest.Bundle, name string) *quota.Pool {
 	t.Helper()
-	for _, p := range b.Server.Pools() {
+	return poolOf(t, b.Server, name)
+}
+
+// poolOf returns srv's pool called name.
+func poolOf(t *testing.T, srv *server.Server, name string) *quota.Pool {
+	t.Helper()
+	for _, p := range srv.Pools() {
 		if p.Name() == name {
 			return p
 		}
