@@ -84,6 +84,7 @@ func TestAbuseIPv6Connections(t *testing.T) {
 	t.Logf("the honest client meanwhile: page %s, export %s, subscription %s",
 		honestPage(t, b, "127.0.0.9"), honestExport(t, b, "127.0.0.9"), honestSubscription(t, b, "127.0.0.9"))
 	closeAll(conns)
+	allClosed(t, b)
 	withinBudget(t, stop())
 	before.restored(t, 8<<20)
 }

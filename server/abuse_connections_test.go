@@ -169,6 +169,19 @@ func closeAll(conns []net.Conn) {
 	}
 }
 
+// allClosed waits until the server has let go of every connection, the
+// honest client's websocket included: none open, none counted.
+func allClosed(t *testing.T, b *apitest.Bundle) {
+	t.Helper()
+	p := pool(t, b, graph.PoolConnections)
+	eventually.True(t, 10*time.Second, func() string {
+		if st := b.Server.Connections(); st.Open != 0 || st.Idle != 0 || p.Held() != 0 {
+			return fmt.Sprintf("connections %+v, %d held in the pool, once all were closed", st, p.Held())
+		}
+		return ""
+	})
+}
+
 // TestAbuseConnections: the bounds on connections, small. A client at its
 // share with nothing idle is answered 429 at once; at the total, with
 // nothing idle, a newcomer is answered 503 at once; with an idle
@@ -299,6 +312,7 @@ func TestAbuseSilentConnections(t *testing.T) {
 		t.Fatalf("the attacker's connections were let go during the honest requests (%d held): the test did not test", held)
 	}
 	closeAll(conns)
+	allClosed(t, b)
 	withinBudget(t, stop())
 	before.restored(t, 8<<20)
 }
@@ -383,6 +397,7 @@ func TestAbuseIdleKeepAlives(t *testing.T) {
 	t.Logf("the honest client meanwhile: page %s, export %s, subscription %s",
 		honestPage(t, b, "127.0.0.9"), honestExport(t, b, "127.0.0.9"), honestSubscription(t, b, "127.0.0.9"))
 	closeAll(conns)
+	allClosed(t, b)
 	withinBudget(t, stop())
 	before.restored(t, 8<<20)
 }
@@ -509,6 +524,7 @@ func TestAbuseIdleAtTotal(t *testing.T) {
 		t.Errorf("the connections pool refused %d for the share and %d for the total, want none", share, total)
 	}
 	closeAll(conns)
+	allClosed(t, b)
 	withinBudget(t, stop())
 	before.restored(t, 8<<20)
 }
@@ -578,7 +594,7 @@ func TestAbuseSilentAtTotal(t *testing.T) {
 	for _, cs := range conns {
 		closeAll(cs)
 	}
-	idleAre(t, b, func(st server.ConnectionStats) bool { return st.Open == 0 }, "none open")
+	allClosed(t, b)
 	t.Logf("once the attack ends: page %s, export %s, subscription %s",
 		honestPage(t, b, "127.0.0.9"), honestExport(t, b, "127.0.0.9"), honestSubscription(t, b, "127.0.0.9"))
 	withinBudget(t, stop())

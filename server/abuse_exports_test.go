@@ -86,6 +86,7 @@ func TestAbuseExports(t *testing.T) {
 		t.Errorf("the exports pool refused %d for the share and %d for the total, want %d and 0", shareRefused, totalRefused, started-share)
 	}
 	closeAll(conns)
+	allClosed(t, b)
 	withinBudget(t, stop())
 	before.restored(t, 8<<20)
 }
