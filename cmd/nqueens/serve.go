@@ -151,6 +151,13 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 	// A page size smaller than the default page makes that page smaller.
 	cfg.Graph.DefaultPageSize = min(cfg.Graph.DefaultPageSize, cfg.Graph.MaxPageSize)
+	// A total smaller than a default share makes that share smaller.
+	if !isSet(fs, "max-connections-per-client") {
+		cfg.MaxConnectionsPerClient = min(cfg.MaxConnectionsPerClient, cfg.MaxConnections)
+	}
+	if !isSet(fs, "max-idle-connections-per-client") {
+		cfg.MaxIdleConnectionsPerClient = min(cfg.MaxIdleConnectionsPerClient, cfg.MaxConnectionsPerClient)
+	}
 	if err := cfg.Check(); err != nil {
 		return settingError(err, serveEnv)
 	}
