@@ -26,7 +26,7 @@ var poolWords = map[string]struct {
 	PoolConnections: {"connections open", time.Second},
 	PoolWebsockets:  {"websockets open", 5 * time.Second},
 	PoolExports:     {"exports running", 10 * time.Second},
-	PoolSolver:      {"searches waiting for the solver", time.Second},
+	PoolSolver:      {"searches waiting for the solver or running on it", time.Second},
 }
 
 // Refused is the API's error for a request a quota.Pool refused: when the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nqueens/nqueens/internal/bytecache"
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -55,6 +56,14 @@ type Options struct {
 	// SolverSlots bounds the solver searches running at once (at least
 	// 1); they are shared fairly between clients.
 	SolverSlots int
+	// SolverQueuePerClient bounds the searches one client has waiting for
+	// a solver slot or running on one (at least 1): a request's fields
+	// search one at a time, so it is about the client's requests at the
+	// solver. Past it a field that would search answers at once
+	// RATE_LIMITED (reason SOLVER_PER_CLIENT) without waiting, and the
+	// request's other fields still answer. All clients together may have
+	// SolverQueueTotal of them.
+	SolverQueuePerClient int
 	// SolverBudget is the solver time one operation may spend, all of its
 	// fields together.
 	SolverBudget time.Duration
@@ -92,6 +101,10 @@ func DefaultOptions() Options {
 		RankWalkMaxN: 14,
 		// The searches are CPU-bound: one per core.
 		SolverSlots: runtime.GOMAXPROCS(0),
+		// Turns go client by client: more waiting requests give a client
+		// no more turns, only more to wait for. Eight is a page's
+		// requests at once and a few more.
+		SolverQueuePerClient: 8,
 		// Half the default request budget (server.DefaultConfig): an
 		// operation that spends it all still answers in time.
 		SolverBudget: 5 * time.Second,
@@ -120,6 +133,7 @@ func (o Options) Check() error {
 		configcheck.Between("CountMaxN", o.CountMaxN, 0, solver.MaxSearchN, "0: never count on the spot"),
 		configcheck.Between("RankWalkMaxN", o.RankWalkMaxN, 0, solver.MaxSearchN, "0: never walk, ranks from the store only"),
 		configcheck.AtLeast("SolverSlots", o.SolverSlots, 1),
+		configcheck.AtLeast("SolverQueuePerClient", o.SolverQueuePerClient, 1),
 		configcheck.Positive("SolverBudget", o.SolverBudget),
 		configcheck.AtLeast("PageCacheBytes", o.PageCacheBytes, 0),
 		configcheck.Positive("PollInterval", o.PollInterval),
@@ -199,7 +213,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	r := &Resolver{
 		opts:    opts,
 		boards:  opts.Boards,
-		solver:  NewSolverSource(opts.SolverSlots, solverQuantum, opts.SolverBudget, opts.RankWalkMaxN),
+		solver:  NewSolverSource(opts.SolverSlots, solverQuantum, opts.SolverBudget, opts.RankWalkMaxN, opts.SolverQueuePerClient),
 		counted: map[int]solver.Counts{},
 	}
 	if r.boards == nil {
@@ -218,6 +232,11 @@ func NewResolver(opts Options) (*Resolver, error) {
 
 // Options returns the options the resolver was made with.
 func (r *Resolver) Options() Options { return r.opts }
+
+// SolverQueue is the pool of the searches waiting for the solver or
+// running on it, per client (Options.SolverQueuePerClient) and in total
+// (SolverQueueTotal), for metrics.
+func (r *Resolver) SolverQueue() *quota.Pool { return r.solver.queue }
 
 // checkN checks a board size argument of the searched boards.
 func checkN(n int) error {

@@ -276,31 +276,6 @@ func TestAbuseLargeHeaders(t *testing.T) {
 	answersNext(t, b)
 }
 
-// TestAbuseConnections: past MaxConnections, new connections wait until
-// one closes; the server answers again then.
-func TestAbuseConnections(t *testing.T) {
-	t.Parallel()
-	b := apitest.Setup(t, func(c *server.Config) { c.MaxConnections = 16 })
-	var held []net.Conn
-	for range 16 {
-		held = append(held, dial(t, b))
-	}
-	time.Sleep(200 * time.Millisecond) // let the server accept them
-	c := dial(t, b)
-	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-	_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-	if _, err := c.Read(make([]byte, 1)); err == nil {
-		t.Fatal("a 17th connection was served while 16 were open")
-	}
-	held[0].Close()
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("the waiting connection was not served once another closed: %v", err)
-	}
-	resp.Body.Close()
-}
-
 // from returns a client whose connections come from the loopback address
 // ip: another client, as far as the server's fair share is concerned.
 func from(t *testing.T, b *apitest.Bundle, ip string) *apitest.Bundle {

@@ -4,11 +4,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
+	"sync/atomic"
+
+	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/quota"
 )
 
 // HTTPServer returns the http.Server to serve s with: every connection is
-// bounded in time and header bytes by the Config. Its handler is s.
+// bounded in time and header bytes by the Config. Its handler is s; it
+// tells s's connections (Listener) when each one becomes idle or busy.
 //
 // The timeouts do not cut websockets: net/http clears a connection's
 // deadlines when the websocket transport takes it over, and the websocket
@@ -21,52 +27,256 @@ func (s *Server) HTTPServer() *http.Server {
 		WriteTimeout:      s.cfg.WriteTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
+		ConnState:         s.conns.changed,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
 	}
 }
 
-// Listener bounds the connections open at once on ln to the Config's
-// MaxConnections: past it, new connections wait in the kernel's backlog
-// until one closes, holding no descriptor of the process.
+// Listener counts every connection accepted on ln against its client's
+// share (Config.MaxConnectionsPerClient) and the server's total
+// (MaxConnections), websockets included until they close. A connection
+// that does not fit is not served:
+//
+//   - a client at its share has its own oldest idle keep-alive closed to
+//     make room; with none idle, the new connection is answered 429 and
+//     closed;
+//   - at the total, the oldest idle keep-alive of the client that holds
+//     the most connections is closed to make room; with none idle
+//     anywhere, the new connection is answered 503 and closed.
+//
+// Either answer has Retry-After and a GraphQL error body, and is written
+// beside the accept loop, which never waits for a peer. Serve with
+// HTTPServer, which reports the connections' states: without it no
+// connection is known to be idle, so none is closed to make room, and
+// MaxIdleConnectionsPerClient is not applied.
 func (s *Server) Listener(ln net.Listener) net.Listener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, s.cfg.MaxConnections), done: make(chan struct{})}
+	return &shareListener{Listener: ln, conns: s.conns}
 }
 
-type limitListener struct {
+type shareListener struct {
 	net.Listener
-	slots     chan struct{}
-	done      chan struct{} // closed by Close, so that Accept does not wait for a slot
-	closeOnce sync.Once
+	conns *connections
 }
 
-func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+// Accept returns the next connection that fits; it answers and closes
+// those that do not. It returns the error of the listener's Accept, so a
+// closed listener stops it at once.
+func (l *shareListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if tc := l.conns.admit(c); tc != nil {
+			return tc, nil
+		}
 	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
+}
+
+// connections counts the open connections per client and knows which
+// are idle, oldest first, to close them when a bound needs room.
+type connections struct {
+	pool       *quota.Pool // graph.PoolConnections
+	idleShare  int         // MaxIdleConnectionsPerClient
+	ipv6Prefix int
+	// refusing holds a token per refusal being written (refusalWriters).
+	refusing chan struct{}
+
+	mu      sync.Mutex
+	byConn  map[net.Conn]*conn // by the connection Accept returned
+	clients map[string]*clientConns
+
+	idleClosed, evictedForClient, evictedForTotal, unanswered atomic.Int64
+}
+
+// clientConns are one client's connections. Under connections.mu.
+type clientConns struct {
+	open int
+	idle []*conn // oldest first
+}
+
+func newConnections(cfg Config) *connections {
+	return &connections{
+		pool:       quota.New(graph.PoolConnections, int64(cfg.MaxConnectionsPerClient), int64(cfg.MaxConnections)),
+		idleShare:  cfg.MaxIdleConnectionsPerClient,
+		ipv6Prefix: cfg.ClientIPv6Prefix,
+		refusing:   make(chan struct{}, refusalWriters),
+		byConn:     map[net.Conn]*conn{},
+		clients:    map[string]*clientConns{},
 	}
-	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
 }
 
-func (l *limitListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-// limitedConn gives its slot back when closed, once.
-type limitedConn struct {
+// conn is an accepted connection: it gives its place back when closed.
+type conn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	conns  *connections
+	client string
+	hold   *quota.Hold
+	state  http.ConnState // under conns.mu
+	once   sync.Once
 }
 
-func (c *limitedConn) Close() error {
+func (c *conn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() {
+		c.conns.forget(c)
+		c.hold.Release()
+	})
 	return err
+}
+
+// admit counts c against its client's share and the total, making room
+// by closing an idle connection where a bound is reached, and returns the
+// connection to serve; nil when c was refused (it is being answered).
+func (cs *connections) admit(c net.Conn) *conn {
+	client := clientKey(c.RemoteAddr().String(), cs.ipv6Prefix)
+	if victim := cs.makeRoom(client); victim != nil {
+		_ = victim.Close()
+	}
+	hold, err := cs.pool.Take(client, 1)
+	if err != nil {
+		cs.refuse(c, err.(*quota.Refusal))
+		return nil
+	}
+	tc := &conn{Conn: c, conns: cs, client: client, hold: hold, state: http.StateNew}
+	cs.mu.Lock()
+	cs.byConn[tc] = tc
+	cc := cs.clients[client]
+	if cc == nil {
+		cc = &clientConns{}
+		cs.clients[client] = cc
+	}
+	cc.open++
+	cs.mu.Unlock()
+	return tc
+}
+
+// makeRoom picks the idle connection to close so that a new one of client
+// fits, nil when it fits already or nothing idle may go: the client's own
+// oldest idle one when it holds its share, else at the total the oldest
+// idle one of the client that holds the most connections (and has one
+// idle). An idle keep-alive costs its client a reconnection at most.
+func (cs *connections) makeRoom(client string) *conn {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cc := cs.clients[client]; cc != nil && int64(cc.open) >= cs.pool.Share() {
+		if len(cc.idle) == 0 {
+			return nil
+		}
+		cs.evictedForClient.Add(1)
+		return cs.closing(cc)
+	}
+	if int64(len(cs.byConn)) < cs.pool.Total() {
+		return nil
+	}
+	var biggest *clientConns
+	for _, cc := range cs.clients {
+		if len(cc.idle) > 0 && (biggest == nil || cc.open > biggest.open) {
+			biggest = cc
+		}
+	}
+	if biggest == nil {
+		return nil
+	}
+	cs.evictedForTotal.Add(1)
+	return cs.closing(biggest)
+}
+
+// closing takes cc's oldest idle connection off its list, to be closed:
+// no other bound picks it, and its states no longer count. Under cs.mu.
+func (cs *connections) closing(cc *clientConns) *conn {
+	c := cc.idle[0]
+	cc.idle = slices.Delete(cc.idle, 0, 1)
+	c.state = stateClosing
+	return c
+}
+
+// stateClosing marks a connection picked to be closed.
+const stateClosing = http.StateClosed + 1
+
+// changed is the http.Server's ConnState: it keeps each client's idle
+// connections in the order they became idle, and closes the oldest of a
+// client that keeps more than its idle share.
+func (cs *connections) changed(c net.Conn, state http.ConnState) {
+	cs.mu.Lock()
+	tc, ok := cs.byConn[c]
+	if !ok {
+		// A connection the http.Server wrapped (TLS), or one already
+		// closed to make room.
+		if nc, wraps := c.(interface{ NetConn() net.Conn }); wraps {
+			tc, ok = cs.byConn[nc.NetConn()]
+		}
+	}
+	if !ok || tc.state == stateClosing {
+		cs.mu.Unlock()
+		return
+	}
+	cc := cs.clients[tc.client]
+	if tc.state == http.StateIdle {
+		cc.idle = slices.DeleteFunc(cc.idle, func(x *conn) bool { return x == tc })
+	}
+	tc.state = state
+	var tooMany *conn
+	if state == http.StateIdle {
+		cc.idle = append(cc.idle, tc)
+		if len(cc.idle) > cs.idleShare {
+			tooMany = cs.closing(cc)
+		}
+	}
+	cs.mu.Unlock()
+	if tooMany != nil {
+		cs.idleClosed.Add(1)
+		_ = tooMany.Close()
+	}
+}
+
+// forget drops a closed connection.
+func (cs *connections) forget(c *conn) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.byConn, c)
+	cc := cs.clients[c.client]
+	if c.state == http.StateIdle {
+		cc.idle = slices.DeleteFunc(cc.idle, func(x *conn) bool { return x == c })
+	}
+	c.state = http.StateClosed
+	if cc.open--; cc.open == 0 {
+		delete(cs.clients, c.client)
+	}
+}
+
+// ConnectionStats is what the server's connections are and what was done
+// to keep them within their bounds (for metrics). Refusals are counted by
+// the connections pool (Pools).
+type ConnectionStats struct {
+	// Open and Idle are the connections open now (websockets included),
+	// and those of them waiting for their next request.
+	Open, Idle int
+	// IdleClosed counts the idle connections closed because their client
+	// kept more than MaxIdleConnectionsPerClient idle.
+	IdleClosed int64
+	// EvictedForClient counts the idle connections closed to make room
+	// for a new one of the same client at its share, EvictedForTotal
+	// those of the largest holder closed to make room at the total.
+	EvictedForClient, EvictedForTotal int64
+	// Unanswered counts the connections refused while refusalWriters
+	// refusals were being written: they were closed without an answer.
+	Unanswered int64
+}
+
+// Connections says what the connections accepted by Listener are now,
+// and what was done to them since the server was made.
+func (s *Server) Connections() ConnectionStats {
+	cs := s.conns
+	cs.mu.Lock()
+	st := ConnectionStats{Open: len(cs.byConn)}
+	for _, cc := range cs.clients {
+		st.Idle += len(cc.idle)
+	}
+	cs.mu.Unlock()
+	st.IdleClosed = cs.idleClosed.Load()
+	st.EvictedForClient = cs.evictedForClient.Load()
+	st.EvictedForTotal = cs.evictedForTotal.Load()
+	st.Unanswered = cs.unanswered.Load()
+	return st
 }

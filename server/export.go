@@ -31,7 +31,8 @@ var exportMedia = map[string]struct {
 // filter keeps, streamed in lexicographic order (package export).
 //
 // It is public, so it is bounded: the rate limit of /graphql applies;
-// ExportMaxConcurrent exports run at once (503 past it); a board the
+// each client runs ExportMaxPerClient exports at once (429 past it) and
+// all clients ExportMaxConcurrent (503 past it); a board the
 // store does not hold is enumerated only up to ExportSolverMaxN; the
 // whole export takes at most ExportMaxDuration; and instead of
 // WriteTimeout, which would cut a long download that is going well, each
@@ -40,8 +41,9 @@ var exportMedia = map[string]struct {
 // away cancels the request's context, which stops the query or the
 // enumeration at once.
 func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
+	client := s.client(r)
 	if s.limiter != nil {
-		if ok, retryAfter := s.limiter.allow(s.client(r)); !ok {
+		if ok, retryAfter := s.limiter.allow(client); !ok {
 			s.refuseRateLimited(w, r, retryAfter)
 			return
 		}
@@ -51,15 +53,12 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, graph.CodeBadUserInput, "", err.Error())
 		return
 	}
-	select {
-	case s.exports <- struct{}{}:
-		defer func() { <-s.exports }()
-	default:
-		w.Header().Set("Retry-After", "10")
-		s.fail(w, r, http.StatusServiceUnavailable, graph.CodeUnavailable, "",
-			fmt.Sprintf("%d exports are running, as many as this server runs at once; retry in 10 s", s.cfg.ExportMaxConcurrent))
+	running, err := s.exports.Take(client, 1)
+	if err != nil {
+		s.refuse(w, r, err)
 		return
 	}
+	defer running.Release()
 
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ExportMaxDuration)
 	defer cancel()

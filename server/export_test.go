@@ -147,21 +147,33 @@ func TestExportOutlivesWriteTimeout(t *testing.T) {
 	st.waitStopped(t)
 }
 
-// TestExportConcurrencyCap: past ExportMaxConcurrent running exports, the
-// next is 503 UNAVAILABLE with Retry-After; once one ends, it runs.
+// TestExportConcurrencyCap: past ExportMaxPerClient running exports of a
+// client, its next is 429 RATE_LIMITED, and past ExportMaxConcurrent of
+// all clients another client's is 503 UNAVAILABLE, both with
+// Retry-After; once one ends, the next runs.
 func TestExportConcurrencyCap(t *testing.T) {
 	t.Parallel()
 	st := newEndlessWalk()
 	b := apitest.Setup(t, func(c *server.Config) {
 		c.ExportStore = st
-		c.ExportMaxConcurrent = 1
+		c.ExportMaxConcurrent, c.ExportMaxPerClient = 1, 1
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	resp := startDownload(t, ctx, b, "/export/8.csv")
 	readSome(t, resp.Body, 1<<10)
-	refused := b.Raw(t, http.MethodGet, b.Base+"/export/4.csv", nil)
-	if refused.Status != http.StatusServiceUnavailable || refused.Code() != "UNAVAILABLE" || refused.Header.Get("Retry-After") == "" {
-		t.Errorf("a second export: %d %s, Retry-After %q; want 503 UNAVAILABLE with Retry-After", refused.Status, refused.Code(), refused.Header.Get("Retry-After"))
+	for _, tt := range []struct {
+		client       *apitest.Bundle
+		status       int
+		code, reason string
+	}{
+		{b, http.StatusTooManyRequests, "RATE_LIMITED", "EXPORTS_PER_CLIENT"},
+		{from(t, b, "127.0.0.2"), http.StatusServiceUnavailable, "UNAVAILABLE", "EXPORTS_TOTAL"},
+	} {
+		refused := tt.client.Raw(t, http.MethodGet, b.Base+"/export/4.csv", nil)
+		if refused.Status != tt.status || refused.Code() != tt.code || refused.Reason() != tt.reason || refused.Header.Get("Retry-After") == "" {
+			t.Errorf("a second export: %d %s %s, Retry-After %q; want %d %s %s with Retry-After",
+				refused.Status, refused.Code(), refused.Reason(), refused.Header.Get("Retry-After"), tt.status, tt.code, tt.reason)
+		}
 	}
 	cancel()
 	resp.Body.Close()

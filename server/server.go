@@ -63,8 +63,17 @@ type Config struct {
 	// is 431).
 	MaxHeaderBytes int
 	// MaxConnections bounds the connections open at once, websockets
-	// included (at least 16); past it new ones wait to be accepted.
-	MaxConnections int
+	// included (at least 16), all clients together;
+	// MaxConnectionsPerClient those of one client (1 to MaxConnections).
+	// A client at its share has its oldest idle keep-alive closed to make
+	// room for a new connection, or is answered 429; at the total, the
+	// client holding the most connections has its oldest idle one closed,
+	// or the new connection is answered 503 (Listener).
+	MaxConnections, MaxConnectionsPerClient int
+	// MaxIdleConnectionsPerClient bounds the keep-alive connections one
+	// client keeps open between requests (0 to MaxConnectionsPerClient):
+	// past it its connection idle the longest is closed.
+	MaxIdleConnectionsPerClient int
 	// ComplexityLimit bounds an operation's complexity: each field costs
 	// 1, a page multiplies its items' cost by first/last.
 	ComplexityLimit int
@@ -116,10 +125,12 @@ type Config struct {
 	// solutions, seconds of a core and 600 MB of CSV).
 	ExportSolverMaxN int
 	// ExportMaxConcurrent bounds the exports running at once (at least 1),
-	// whoever asks; past it an export is refused with 503 UNAVAILABLE and
-	// Retry-After. Each holds a database connection, or a core, while it
-	// runs.
-	ExportMaxConcurrent int
+	// all clients together, ExportMaxPerClient those of one client (1 to
+	// ExportMaxConcurrent). Past a client's share its next export is
+	// refused with 429 RATE_LIMITED, past the total with 503 UNAVAILABLE,
+	// both with Retry-After. Each holds a database connection, or a core,
+	// while it runs.
+	ExportMaxConcurrent, ExportMaxPerClient int
 	// ExportStallTimeout is how long an export waits for its client to
 	// take the next block of output before it drops it: the bound that
 	// replaces WriteTimeout, which would cut a long download that is
@@ -174,9 +185,16 @@ func DefaultConfig() Config {
 		// Far above what browsers send, cookies included, and far below
 		// Go's own default (1 MiB).
 		MaxHeaderBytes: 32 << 10,
-		// Each connection holds a file descriptor; past the bound new
-		// ones wait in the kernel's backlog holding none.
+		// Each connection holds a file descriptor and about 10 KiB of
+		// buffers and stack.
 		MaxConnections: 2048,
+		// A browser opens at most 6 connections to a host: 64 is a
+		// dozen users behind one address (a NAT), and 32 clients at
+		// their share before the total is reached.
+		MaxConnectionsPerClient: 64,
+		// Enough for a browser's 6 and a script's pool; an idle
+		// keep-alive only saves its client a reconnection.
+		MaxIdleConnectionsPerClient: 8,
 		// A page of 1000 solutions (graph.DefaultOptions' MaxPageSize)
 		// with a dozen fields each.
 		ComplexityLimit: 20000,
@@ -218,6 +236,9 @@ func DefaultConfig() Config {
 		// half of them stay for the API's pages. Each streams at disk
 		// speed, so a queue of downloads moves.
 		ExportMaxConcurrent: 2,
+		// A download at a time per client: one client can never hold
+		// both, so another client's export always has a turn.
+		ExportMaxPerClient: 1,
 		// As long as the pong of a websocket peer that is alive.
 		ExportStallTimeout: 30 * time.Second,
 		// N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s.
@@ -269,6 +290,8 @@ func (c Config) Check() error {
 		configcheck.Positive("IdleTimeout", c.IdleTimeout),
 		configcheck.AtLeast("MaxHeaderBytes", c.MaxHeaderBytes, 4096),
 		configcheck.AtLeast("MaxConnections", c.MaxConnections, 16),
+		configcheck.Between("MaxConnectionsPerClient", c.MaxConnectionsPerClient, 1, c.MaxConnections, "at most MaxConnections"),
+		configcheck.Between("MaxIdleConnectionsPerClient", c.MaxIdleConnectionsPerClient, 0, c.MaxConnectionsPerClient, "at most MaxConnectionsPerClient; 0: no idle keep-alive is kept"),
 		configcheck.AtLeast("ComplexityLimit", c.ComplexityLimit, 1),
 		configcheck.AtLeast("DepthLimit", c.DepthLimit, 1),
 		configcheck.AtLeast("MaxTokens", c.MaxTokens, 100),
@@ -284,6 +307,7 @@ func (c Config) Check() error {
 		configcheck.Positive("WSPongTimeout", c.WSPongTimeout),
 		configcheck.AtLeast("ExportSolverMaxN", c.ExportSolverMaxN, 0),
 		configcheck.AtLeast("ExportMaxConcurrent", c.ExportMaxConcurrent, 1),
+		configcheck.Between("ExportMaxPerClient", c.ExportMaxPerClient, 1, c.ExportMaxConcurrent, "at most ExportMaxConcurrent"),
 		configcheck.Positive("ExportStallTimeout", c.ExportStallTimeout),
 		configcheck.Positive("ExportMaxDuration", c.ExportMaxDuration),
 		configcheck.Between("ClientIPv6Prefix", c.ClientIPv6Prefix, 16, 128, "bits of an IPv6 address that name its client; 64: a /64"),
@@ -310,9 +334,10 @@ type Server struct {
 	gql      *handler.Server
 	resolver *graph.Resolver
 	handler  http.Handler
-	limiter  *rateLimiter  // nil: no rate limit
-	exports  chan struct{} // a slot per export running (ExportMaxConcurrent)
-	memory   *quota.Pool   // bytes held by requests in flight (InflightBytes)
+	limiter  *rateLimiter // nil: no rate limit
+	exports  *quota.Pool  // exports running (ExportMaxPerClient, ExportMaxConcurrent)
+	conns    *connections // connections open (Listener)
+	memory   *quota.Pool  // bytes held by requests in flight (InflightBytes)
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -338,7 +363,8 @@ func New(cfg Config) (*Server, error) {
 		s.limiter = newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
 
-	s.exports = make(chan struct{}, cfg.ExportMaxConcurrent)
+	s.conns = newConnections(cfg)
+	s.exports = quota.New(graph.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
 	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes)
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
@@ -382,7 +408,9 @@ func (s *Server) Close() { s.close() }
 // Pools returns what the server shares between clients, each with its
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
-func (s *Server) Pools() []*quota.Pool { return []*quota.Pool{s.memory} }
+func (s *Server) Pools() []*quota.Pool {
+	return []*quota.Pool{s.conns.pool, s.exports, s.memory, s.resolver.SolverQueue()}
+}
 
 // Resolver returns the root resolver, with its options in effect.
 func (s *Server) Resolver() *graph.Resolver { return s.resolver }
@@ -597,6 +625,15 @@ func etagMatch(header, etag string) bool {
 // fail answers a request refused before GraphQL saw it, with a GraphQL
 // error body.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code graph.Code, reason, msg string) {
+	setContentType(w, mediaType(r.Header.Get("Accept")))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorBody(code, reason, msg))
+}
+
+// errorBody is the GraphQL answer of a request refused before GraphQL saw
+// it: one error, with its code and reason (when there is one).
+func errorBody(code graph.Code, reason, msg string) []byte {
 	ext := map[string]any{"code": string(code)}
 	if reason != "" {
 		ext["reason"] = reason
@@ -604,10 +641,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code g
 	body, _ := json.Marshal(struct {
 		Errors gqlerror.List `json:"errors"`
 	}{gqlerror.List{{Message: msg, Extensions: ext}}})
-	setContentType(w, mediaType(r.Header.Get("Accept")))
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	return body
 }
 
 // recorder holds gqlgen's answer so that its status can be fixed and its

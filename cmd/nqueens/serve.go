@@ -40,6 +40,7 @@ var serveEnv = []envFlag{
 	{"depth-limit", "NQUEENS_DEPTH_LIMIT", "DepthLimit"},
 	{"solver-budget", "NQUEENS_SOLVER_BUDGET", "Graph.SolverBudget"},
 	{"solver-slots", "NQUEENS_SOLVER_SLOTS", "Graph.SolverSlots"},
+	{"solver-queue-per-client", "NQUEENS_SOLVER_QUEUE_PER_CLIENT", "Graph.SolverQueuePerClient"},
 	{"max-tokens", "NQUEENS_MAX_TOKENS", "MaxTokens"},
 	{"max-fields", "NQUEENS_MAX_FIELDS", "MaxFields"},
 	{"query-cache-bytes", "NQUEENS_QUERY_CACHE_BYTES", "QueryCacheBytes"},
@@ -50,6 +51,8 @@ var serveEnv = []envFlag{
 	{"idle-timeout", "NQUEENS_IDLE_TIMEOUT", "IdleTimeout"},
 	{"max-header-bytes", "NQUEENS_MAX_HEADER_BYTES", "MaxHeaderBytes"},
 	{"max-connections", "NQUEENS_MAX_CONNECTIONS", "MaxConnections"},
+	{"max-connections-per-client", "NQUEENS_MAX_CONNECTIONS_PER_CLIENT", "MaxConnectionsPerClient"},
+	{"max-idle-connections-per-client", "NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT", "MaxIdleConnectionsPerClient"},
 	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT", ""},
 	{"ws-max-connections", "NQUEENS_WS_MAX_CONNECTIONS", "WSMaxConnections"},
 	{"ws-max-subscriptions", "NQUEENS_WS_MAX_SUBSCRIPTIONS", "WSMaxSubscriptions"},
@@ -57,6 +60,7 @@ var serveEnv = []envFlag{
 	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL", "WSPingInterval"},
 	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT", "WSPongTimeout"},
 	{"export-max-concurrent", "NQUEENS_EXPORT_MAX_CONCURRENT", "ExportMaxConcurrent"},
+	{"export-max-per-client", "NQUEENS_EXPORT_MAX_PER_CLIENT", "ExportMaxPerClient"},
 	{"export-solver-max-n", "NQUEENS_EXPORT_SOLVER_MAX_N", "ExportSolverMaxN"},
 	{"client-ipv6-prefix", "NQUEENS_CLIENT_IPV6_PREFIX", "ClientIPv6Prefix"},
 	{"migrate", "NQUEENS_MIGRATE", ""},
@@ -88,6 +92,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.IntVar(&cfg.DepthLimit, "depth-limit", def.DepthLimit, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
 	fs.DurationVar(&cfg.Graph.SolverBudget, "solver-budget", def.Graph.SolverBudget, "solver time one request may spend, all of its fields together ($NQUEENS_SOLVER_BUDGET)")
 	fs.IntVar(&cfg.Graph.SolverSlots, "solver-slots", def.Graph.SolverSlots, "solver searches running at once for requests, shared fairly between clients; default: one per core ($NQUEENS_SOLVER_SLOTS)")
+	fs.IntVar(&cfg.Graph.SolverQueuePerClient, "solver-queue-per-client", def.Graph.SolverQueuePerClient, "solver searches one client may have waiting or running; past it a field is refused at once with RATE_LIMITED ($NQUEENS_SOLVER_QUEUE_PER_CLIENT)")
 	fs.IntVar(&cfg.MaxTokens, "max-tokens", def.MaxTokens, "most tokens (names, punctuation, values) in a GraphQL document ($NQUEENS_MAX_TOKENS)")
 	fs.IntVar(&cfg.MaxFields, "max-fields", def.MaxFields, "most fields in a document once its fragments are spread in place ($NQUEENS_MAX_FIELDS)")
 	fs.Int64Var(&cfg.QueryCacheBytes, "query-cache-bytes", def.QueryCacheBytes, "memory for parsed documents kept, in bytes ($NQUEENS_QUERY_CACHE_BYTES)")
@@ -99,7 +104,9 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to answer a request, from the end of its headers, above --request-timeout; websockets are not cut; default: --request-timeout plus 10s ($NQUEENS_WRITE_TIMEOUT)")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", def.IdleTimeout, "time a keep-alive connection may wait for its next request ($NQUEENS_IDLE_TIMEOUT)")
 	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", def.MaxHeaderBytes, "largest request headers, in bytes ($NQUEENS_MAX_HEADER_BYTES)")
-	fs.IntVar(&cfg.MaxConnections, "max-connections", def.MaxConnections, "connections open at once, websockets included; past it new ones wait to be accepted ($NQUEENS_MAX_CONNECTIONS)")
+	fs.IntVar(&cfg.MaxConnections, "max-connections", def.MaxConnections, "connections open at once, websockets included, all clients together; past it the biggest holder's oldest idle one is closed to make room, or the new one is answered 503 ($NQUEENS_MAX_CONNECTIONS)")
+	fs.IntVar(&cfg.MaxConnectionsPerClient, "max-connections-per-client", def.MaxConnectionsPerClient, "connections one client may have open, websockets included; past it its oldest idle one is closed to make room, or the new one is answered 429 ($NQUEENS_MAX_CONNECTIONS_PER_CLIENT)")
+	fs.IntVar(&cfg.MaxIdleConnectionsPerClient, "max-idle-connections-per-client", def.MaxIdleConnectionsPerClient, "keep-alive connections one client may keep idle; past it its oldest idle one is closed ($NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT)")
 	// Requests in flight take at most their time budget, by default.
 	shutdown := fs.Duration("shutdown-timeout", def.RequestTimeout, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
 	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is ($NQUEENS_MIGRATE)")
@@ -111,7 +118,8 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.DurationVar(&cfg.WSInitTimeout, "ws-init-timeout", def.WSInitTimeout, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
 	fs.DurationVar(&cfg.WSPingInterval, "ws-ping-interval", def.WSPingInterval, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")
 	fs.DurationVar(&cfg.WSPongTimeout, "ws-pong-timeout", def.WSPongTimeout, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
-	fs.IntVar(&cfg.ExportMaxConcurrent, "export-max-concurrent", def.ExportMaxConcurrent, "downloads of /export/{n}.csv and .ndjson running at once; past it they are refused with 503 ($NQUEENS_EXPORT_MAX_CONCURRENT)")
+	fs.IntVar(&cfg.ExportMaxConcurrent, "export-max-concurrent", def.ExportMaxConcurrent, "downloads of /export/{n}.csv and .ndjson running at once, all clients together; past it they are refused with 503 ($NQUEENS_EXPORT_MAX_CONCURRENT)")
+	fs.IntVar(&cfg.ExportMaxPerClient, "export-max-per-client", def.ExportMaxPerClient, "downloads of /export one client may run at once; past it they are refused with 429 ($NQUEENS_EXPORT_MAX_PER_CLIENT)")
 	fs.IntVar(&cfg.ExportSolverMaxN, "export-solver-max-n", def.ExportSolverMaxN, "largest N /export enumerates with the solver when the store does not hold it; 0: none ($NQUEENS_EXPORT_SOLVER_MAX_N)")
 	fs.IntVar(&cfg.ClientIPv6Prefix, "client-ipv6-prefix", def.ClientIPv6Prefix, "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client ($NQUEENS_CLIENT_IPV6_PREFIX)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
@@ -143,6 +151,13 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 	// A page size smaller than the default page makes that page smaller.
 	cfg.Graph.DefaultPageSize = min(cfg.Graph.DefaultPageSize, cfg.Graph.MaxPageSize)
+	// A total smaller than a default share makes that share smaller.
+	if !isSet(fs, "max-connections-per-client") {
+		cfg.MaxConnectionsPerClient = min(cfg.MaxConnectionsPerClient, cfg.MaxConnections)
+	}
+	if !isSet(fs, "max-idle-connections-per-client") {
+		cfg.MaxIdleConnectionsPerClient = min(cfg.MaxIdleConnectionsPerClient, cfg.MaxConnectionsPerClient)
+	}
 	if err := cfg.Check(); err != nil {
 		return settingError(err, serveEnv)
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -190,6 +192,56 @@ func TestServeWebsocketLimits(t *testing.T) {
 	if !strings.Contains(got[0], "connection_ack") || !strings.Contains(all, `"id":"a","type":"next"`) ||
 		!strings.Contains(all, `"id":"b","type":"error"`) || !strings.Contains(all, "SUBSCRIPTION_LIMIT_EXCEEDED") {
 		t.Errorf("messages %q; want the ack, a's first board, and an error for b (--ws-max-subscriptions 1)", got)
+	}
+}
+
+// TestServeConnectionLimits: the connection settings reach the server:
+// past a client's share its next connection is answered 429 saying the
+// share. The share set by flag; and, when only the total is set below
+// it, the share follows the total.
+func TestServeConnectionLimits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		env   []string
+		args  []string
+		share int
+	}{
+		{"flag", nil, []string{"--max-connections-per-client", "2"}, 2},
+		{"total below the default share", []string{"NQUEENS_MAX_CONNECTIONS=16"}, nil, 16},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := append([]string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}, tt.env...)
+			s := startServe(t, env, tt.args...)
+			addr := strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/graphql")
+			var conns []net.Conn
+			for i := range tt.share + 1 {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				conns = append(conns, c)
+				t.Cleanup(func() { c.Close() })
+				if i < tt.share {
+					continue
+				}
+				_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+				if err != nil {
+					t.Fatalf("connection %d past a share of %d: %v", i+1, tt.share, err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if want := fmt.Sprintf("has %d connections open", tt.share); resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), want) {
+					t.Errorf("connection %d: %d %s; want 429 saying %q", i+1, resp.StatusCode, body, want)
+				}
+			}
+			for _, c := range conns {
+				c.Close() // a silent connection would hold the shutdown up
+			}
+			s.stop(t)
+		})
 	}
 }
 
