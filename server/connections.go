@@ -42,7 +42,10 @@ func (s *Server) HTTPServer() *http.Server {
 //     closed;
 //   - at the total, the oldest idle keep-alive of the client that holds
 //     the most connections is closed to make room; with none idle
-//     anywhere, the new connection is answered 503 and closed.
+//     anywhere, the oldest silent connection (accepted, no request yet)
+//     of the client that holds the most, if it holds more than the
+//     newcomer's client would; else the new connection is answered 503
+//     and closed.
 //
 // Either answer has Retry-After and a GraphQL error body, and is written
 // beside the accept loop, which never waits for a peer. Serve with
@@ -86,13 +89,14 @@ type connections struct {
 	byConn  map[net.Conn]*conn // by the connection Accept returned
 	clients map[string]*clientConns
 
-	idleClosed, evictedForClient, evictedForTotal, unanswered atomic.Int64
+	idleClosed, evictedForClient, evictedForTotal, evictedSilent, unanswered atomic.Int64
 }
 
 // clientConns are one client's connections. Under connections.mu.
 type clientConns struct {
-	open int
-	idle []*conn // oldest first
+	open   int
+	idle   []*conn // waiting for their next request, oldest first
+	silent []*conn // accepted, no request begun yet, oldest first
 }
 
 func newConnections(cfg Config) *connections {
@@ -147,15 +151,20 @@ func (cs *connections) admit(c net.Conn) *conn {
 		cs.clients[client] = cc
 	}
 	cc.open++
+	cc.silent = append(cc.silent, tc)
 	cs.mu.Unlock()
 	return tc
 }
 
-// makeRoom picks the idle connection to close so that a new one of client
-// fits, nil when it fits already or nothing idle may go: the client's own
-// oldest idle one when it holds its share, else at the total the oldest
+// makeRoom picks the connection to close so that a new one of client
+// fits, nil when it fits already or nothing may go: the client's own
+// oldest idle one when it holds its share; else at the total the oldest
 // idle one of the client that holds the most connections (and has one
-// idle). An idle keep-alive costs its client a reconnection at most.
+// idle), or, with none idle anywhere, the oldest silent one of the client
+// that holds the most, provided it holds more than client will. An idle
+// keep-alive costs its client a reconnection at most; a connection silent
+// since it was accepted has no request to lose, and its client holds more
+// than its due.
 func (cs *connections) makeRoom(client string) *conn {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -169,17 +178,31 @@ func (cs *connections) makeRoom(client string) *conn {
 	if int64(len(cs.byConn)) < cs.pool.Total() {
 		return nil
 	}
-	var biggest *clientConns
+	mine := 0
+	if cc := cs.clients[client]; cc != nil {
+		mine = cc.open
+	}
+	var idle, silent *clientConns
 	for _, cc := range cs.clients {
-		if len(cc.idle) > 0 && (biggest == nil || cc.open > biggest.open) {
-			biggest = cc
+		if len(cc.idle) > 0 && (idle == nil || cc.open > idle.open) {
+			idle = cc
+		}
+		if len(cc.silent) > 0 && cc.open > mine+1 && (silent == nil || cc.open > silent.open) {
+			silent = cc
 		}
 	}
-	if biggest == nil {
-		return nil
+	switch {
+	case idle != nil:
+		cs.evictedForTotal.Add(1)
+		return cs.closing(idle)
+	case silent != nil:
+		cs.evictedSilent.Add(1)
+		c := silent.silent[0]
+		silent.silent = slices.Delete(silent.silent, 0, 1)
+		c.state = stateClosing
+		return c
 	}
-	cs.evictedForTotal.Add(1)
-	return cs.closing(biggest)
+	return nil
 }
 
 // closing takes cc's oldest idle connection off its list, to be closed:
@@ -207,13 +230,18 @@ func (cs *connections) changed(c net.Conn, state http.ConnState) {
 			tc, ok = cs.byConn[nc.NetConn()]
 		}
 	}
-	if !ok || tc.state == stateClosing {
+	if !ok || tc.state == stateClosing || tc.state == state {
+		// The http.Server reports StateNew of a connection admit has
+		// counted as new already.
 		cs.mu.Unlock()
 		return
 	}
 	cc := cs.clients[tc.client]
-	if tc.state == http.StateIdle {
+	switch tc.state {
+	case http.StateIdle:
 		cc.idle = slices.DeleteFunc(cc.idle, func(x *conn) bool { return x == tc })
+	case http.StateNew:
+		cc.silent = slices.DeleteFunc(cc.silent, func(x *conn) bool { return x == tc })
 	}
 	tc.state = state
 	var tooMany *conn
@@ -236,8 +264,11 @@ func (cs *connections) forget(c *conn) {
 	defer cs.mu.Unlock()
 	delete(cs.byConn, c)
 	cc := cs.clients[c.client]
-	if c.state == http.StateIdle {
+	switch c.state {
+	case http.StateIdle:
 		cc.idle = slices.DeleteFunc(cc.idle, func(x *conn) bool { return x == c })
+	case http.StateNew:
+		cc.silent = slices.DeleteFunc(cc.silent, func(x *conn) bool { return x == c })
 	}
 	c.state = http.StateClosed
 	if cc.open--; cc.open == 0 {
@@ -257,8 +288,10 @@ type ConnectionStats struct {
 	IdleClosed int64
 	// EvictedForClient counts the idle connections closed to make room
 	// for a new one of the same client at its share, EvictedForTotal
-	// those of the largest holder closed to make room at the total.
-	EvictedForClient, EvictedForTotal int64
+	// those of the largest holder closed to make room at the total, and
+	// EvictedSilent the silent ones of the largest holder closed at the
+	// total when none was idle.
+	EvictedForClient, EvictedForTotal, EvictedSilent int64
 	// Unanswered counts the connections refused while refusalWriters
 	// refusals were being written: they were closed without an answer.
 	Unanswered int64
@@ -277,6 +310,7 @@ func (s *Server) Connections() ConnectionStats {
 	st.IdleClosed = cs.idleClosed.Load()
 	st.EvictedForClient = cs.evictedForClient.Load()
 	st.EvictedForTotal = cs.evictedForTotal.Load()
+	st.EvictedSilent = cs.evictedSilent.Load()
 	st.Unanswered = cs.unanswered.Load()
 	return st
 }
