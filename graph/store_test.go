@@ -328,15 +328,17 @@ func TestCountsAndStatesFromStore(t *testing.T) {
 // TestBoardProgressSubscription subscribes to boardProgress(n: 10) over a
 // real websocket (graphql-transport-ws) while a writer fills the board
 // chunk by chunk through another store over the same database, as a
-// worker process would: the server learns of the progress only by polling
-// the database. The subscriber sees the board go from UNKNOWN through
-// RUNNING, its progress rising, to DONE with the right counts, and then
-// the subscription completes.
+// worker process would: the server learns of the progress only from the
+// database, the board's start by its sweep of the boards nobody computes,
+// then its progress by polling it. The subscriber sees the board go from
+// UNKNOWN through RUNNING, its progress rising, to DONE with the right
+// counts, and then the subscription completes.
 func TestBoardProgressSubscription(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, db database) {
 		b := serve(t, db.open(t), func(c *server.Config) {
 			c.Graph.PollInterval = 10 * time.Millisecond
+			c.Graph.SweepInterval = 10 * time.Millisecond
 			c.Graph.CountMaxN = 0 // no counts on the spot: the total comes from the store when done
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -374,10 +374,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // Close ends the running subscriptions: every websocket is closed with
-// 1001 (going away). Call it when shutting down, beside
+// 1001 (going away), and the goroutines that follow boards for them end. Call it when shutting down, beside
 // http.Server.Shutdown, which waits for plain requests but not for
 // websockets.
-func (s *Server) Close() { s.close() }
+func (s *Server) Close() {
+	s.close()
+	s.resolver.Close()
+}
 
 // Pools returns what the server shares between clients, each with its
 // share per client and its total (for metrics: what is held, what waits,
