@@ -33,7 +33,8 @@ func TestAbuseWebsocketHandshakes(t *testing.T) {
 	const badInits, silent = 400, 40
 	b := apitest.Setup(t, func(c *server.Config) {
 		c.WSInitTimeout = 3 * time.Second
-		c.WSMaxConnections = 1000 // the test is about leaks, not the cap
+		// The test is about leaks, not the caps.
+		c.WSMaxConnections, c.WSMaxConnectionsPerClient = 1000, 1000
 	})
 	checkHealthz(t, b) // the client's keep-alive connection is part of the baseline
 	baseline := openFiles(t)
