@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -362,7 +363,12 @@ func TestBoardProgressSubscription(t *testing.T) {
 			t.Fatalf("first message: %+v", first)
 		}
 
+		// The writer waits, after each chunk but the last, until the
+		// subscriber has seen it (a subscriber gets the latest state, and
+		// a busy machine may read the board less often than chunks come),
+		// so that each step of the progress is seen.
 		writer := db.open(t) // another store over the same database: another process
+		var chunksSeen atomic.Int64
 		errc := make(chan error, 1)
 		go func() {
 			defer close(errc)
@@ -371,7 +377,13 @@ func TestBoardProgressSubscription(t *testing.T) {
 					errc <- fmt.Errorf("writer: %v", p)
 				}
 			}()
-			fill(&panicTB{TB: t}, writer, 10, func(int, int) { time.Sleep(15 * time.Millisecond) })
+			fill(&panicTB{TB: t}, writer, 10, func(done, total int) {
+				for deadline := time.Now().Add(20 * time.Second); done < total && chunksSeen.Load() < int64(done); time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						panic(fmt.Sprintf("the subscriber did not see chunk %d of %d within 20 s", done, total))
+					}
+				}
+			})
 		}()
 
 		var seen []progress
@@ -381,6 +393,7 @@ func TestBoardProgressSubscription(t *testing.T) {
 				break
 			}
 			seen = append(seen, m)
+			chunksSeen.Store(int64(m.BoardProgress.Progress.ChunksDone))
 		}
 		if err := <-errc; err != nil {
 			t.Fatal(err)
