@@ -255,6 +255,15 @@ func (r *Resolver) PokeBoard(n int) {
 	}
 }
 
+// SubscriptionStats says how many boards boardProgress follows now, for
+// how many subscribers, and how many of them it polls (for metrics).
+func (r *Resolver) SubscriptionStats() boardwatch.Stats {
+	if r.watch == nil {
+		return boardwatch.Stats{}
+	}
+	return r.watch.Stats()
+}
+
 // Close ends the boardProgress subscriptions and the goroutines that
 // follow their boards (Server.Close calls it).
 func (r *Resolver) Close() {

@@ -113,9 +113,9 @@ func computing(b store.Board) bool {
 	return b.State == store.Pending || b.State == store.Running
 }
 
-// Changed reports whether a subscriber would see a difference between
+// changed reports whether a subscriber would see a difference between
 // two states of a board.
-func Changed(a, b store.Board) bool {
+func changed(a, b store.Board) bool {
 	return a.State != b.State || a.ChunksDone != b.ChunksDone || a.ChunksTotal != b.ChunksTotal ||
 		a.SolutionsDone != b.SolutionsDone || a.LastError != b.LastError || !a.FinishedAt.Equal(b.FinishedAt) ||
 		(a.Counts == nil) != (b.Counts == nil)
@@ -227,9 +227,9 @@ func send[T any](s *subscriber[T], v T) {
 // it changed; a done board ends them; a board being computed is polled,
 // one nobody computes waits for the sweep. Under h.mu.
 func (h *Hub[T]) observe(w *watch[T], st store.Board) {
-	changed := !w.known || Changed(w.last, st)
+	news := !w.known || changed(w.last, st)
 	w.last, w.known = st, true
-	if changed {
+	if news {
 		for s := range w.subs {
 			send(s, h.cfg.Convert(st))
 		}
@@ -391,7 +391,7 @@ func (h *Hub[T]) compare(rows []store.Board) {
 		if !ok {
 			row = store.Board{N: n}
 		}
-		if Changed(w.last, row) {
+		if changed(w.last, row) {
 			h.startPolling(w, true)
 		}
 	}
