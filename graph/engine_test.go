@@ -16,8 +16,9 @@ import (
 // setupEngine starts the real server over a new store of backend
 // ("postgres" or "sqlite") with the real precompute engine behind its
 // mutations (one worker, not started: the test calls j.Start when it
-// wants the jobs worked) and token as the admin token.
-func setupEngine(t *testing.T, backend, token string) (*apitest.Bundle, *service.Jobs) {
+// wants the jobs worked) and token as the admin token, as opts change
+// the server's configuration.
+func setupEngine(t *testing.T, backend, token string, opts ...func(*server.Config)) (*apitest.Bundle, *service.Jobs) {
 	t.Helper()
 	db := service.Database{Path: filepath.Join(t.TempDir(), "nqueens.db")}
 	if backend == "postgres" {
@@ -31,8 +32,8 @@ func setupEngine(t *testing.T, backend, token string) (*apitest.Bundle, *service
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	api := apitest.Setup(t, func(c *server.Config) {
+	api := apitest.Setup(t, append([]func(*server.Config){func(c *server.Config) {
 		c.Graph.Boards, c.Graph.Stored, c.Graph.Precompute, c.Graph.AdminToken = st, st, j, token
-	})
+	}}, opts...)...)
 	return api, j
 }

@@ -32,6 +32,8 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 		return nil, dependencyError(ctx, fmt.Sprintf("asking for the precompute of N=%d", n), err)
 	}
 	b.N = n
+	// Its subscribers waiting on an idle board see it now.
+	r.PokeBoard(n)
 	if b.State == store.Pending && r.opts.Boards != nil {
 		// A pending row has no plan yet: the plans know what the board's
 		// job was asked to keep, once the engine has recorded it.
@@ -76,18 +78,7 @@ func (r *subscriptionResolver) BoardProgress(ctx context.Context, n int) (<-chan
 	if err := checkN(n); err != nil {
 		return nil, err
 	}
-	st, err := r.status(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	ch := make(chan *Board, 1)
-	ch <- r.boardModel(st)
-	if r.opts.Boards == nil || finished(st) {
-		close(ch)
-		return ch, nil
-	}
-	go r.pollBoard(ctx, st, ch)
-	return ch, nil
+	return r.progress(ctx, n)
 }
 
 // Mutation returns MutationResolver implementation.

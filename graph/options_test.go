@@ -48,6 +48,7 @@ func TestOptionsRefused(t *testing.T) {
 		{func(o *graph.Options) { o.SolverBudget = 0 }, "SolverBudget", "must be positive, got 0s"},
 		{func(o *graph.Options) { o.PageCacheBytes = -1 }, "PageCacheBytes", "must be at least 0, got -1"},
 		{func(o *graph.Options) { o.PollInterval = 0 }, "PollInterval", "must be positive, got 0s"},
+		{func(o *graph.Options) { o.SweepInterval = 0 }, "SweepInterval", "must be positive, got 0s"},
 		{func(o *graph.Options) { o.CountTimeout = 0 }, "CountTimeout", "must be positive, got 0s"},
 		{func(o *graph.Options) { o.Logger = nil }, "Logger", "is nil; give a logger"},
 	} {

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/nqueens/nqueens/internal/boardwatch"
 	"github.com/nqueens/nqueens/internal/bytecache"
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/internal/quota"
@@ -75,8 +76,15 @@ type Options struct {
 	// OnCacheLookup, when set, is told of every lookup in the page cache
 	// ("page") and in the rank cache ("rank"): hit or miss (for metrics).
 	OnCacheLookup func(cache string, hit bool)
-	// PollInterval is how often boardProgress reads the store.
+	// PollInterval is how often boardProgress reads a board being
+	// computed (pending or running): one read per board, whatever the
+	// number of its subscribers (internal/boardwatch).
 	PollInterval time.Duration
+	// SweepInterval is how often boardProgress reads the rows of all the
+	// boards nobody computes (unknown, failed) that have subscribers, in
+	// one read, to notice work asked for by another process; work asked
+	// for in this process is noticed at once.
+	SweepInterval time.Duration
 	// CountTimeout bounds an on-the-spot count, which goes on after the
 	// request that started it gave up so that the next one finds it done.
 	CountTimeout time.Duration
@@ -114,6 +122,9 @@ func DefaultOptions() Options {
 		// A subscriber sees its board move every second, for one row
 		// read.
 		PollInterval: time.Second,
+		// A board asked for by another process shows within 10 s; the
+		// sweep costs one read of the boards table, however many follow.
+		SweepInterval: 10 * time.Second,
 		// Far above what a count up to CountMaxN takes: only a machine
 		// far too busy cuts one.
 		CountTimeout: time.Minute,
@@ -137,6 +148,7 @@ func (o Options) Check() error {
 		configcheck.Positive("SolverBudget", o.SolverBudget),
 		configcheck.AtLeast("PageCacheBytes", o.PageCacheBytes, 0),
 		configcheck.Positive("PollInterval", o.PollInterval),
+		configcheck.Positive("SweepInterval", o.SweepInterval),
 		configcheck.Positive("CountTimeout", o.CountTimeout),
 		configcheck.Logger("Logger", o.Logger == nil),
 	)
@@ -167,6 +179,10 @@ type Resolver struct {
 	countMu sync.Mutex
 	counted map[int]solver.Counts
 	countSF singleflight.Group
+
+	// watch follows the boards of boardProgress subscriptions; nil
+	// without a store.
+	watch *boardwatch.Hub[*Board]
 }
 
 // pageKey names a cached page: a source's answer to a page request.
@@ -222,6 +238,16 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if (opts.Boards == nil) != (opts.Stored == nil) {
 		return nil, errors.New("graph: Boards and Stored come together (both from the store) or not at all")
 	}
+	if opts.Boards != nil {
+		r.watch = boardwatch.New(boardwatch.Config[*Board]{
+			Read:          r.status,
+			ReadAll:       opts.Boards.Boards,
+			Convert:       r.boardModel,
+			PollInterval:  opts.PollInterval,
+			SweepInterval: opts.SweepInterval,
+			Logger:        opts.Logger,
+		})
+	}
 	if opts.PageCacheBytes > 0 {
 		r.pages = bytecache.New(opts.PageCacheBytes, pageCost)
 		r.ranks = bytecache.New(opts.PageCacheBytes/4, rankCost)
@@ -237,6 +263,33 @@ func (r *Resolver) Options() Options { return r.opts }
 // running on it, per client (Options.SolverQueuePerClient) and in total
 // (SolverQueueTotal), for metrics.
 func (r *Resolver) SolverQueue() *quota.Pool { return r.solver.queue }
+
+// PokeBoard tells boardProgress that board n may have started being
+// computed (the precompute mutation calls it for the board it asked
+// for): its subscribers, if any, see it at once rather than at the next
+// sweep. Anything else that starts boards in this process may call it.
+func (r *Resolver) PokeBoard(n int) {
+	if r.watch != nil {
+		r.watch.Poke(n)
+	}
+}
+
+// SubscriptionStats says how many boards boardProgress follows now, for
+// how many subscribers, and how many of them it polls (for metrics).
+func (r *Resolver) SubscriptionStats() boardwatch.Stats {
+	if r.watch == nil {
+		return boardwatch.Stats{}
+	}
+	return r.watch.Stats()
+}
+
+// Close ends the boardProgress subscriptions and the goroutines that
+// follow their boards (Server.Close calls it).
+func (r *Resolver) Close() {
+	if r.watch != nil {
+		r.watch.Close()
+	}
+}
 
 // checkN checks a board size argument of the searched boards.
 func checkN(n int) error {

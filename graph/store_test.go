@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -328,15 +329,17 @@ func TestCountsAndStatesFromStore(t *testing.T) {
 // TestBoardProgressSubscription subscribes to boardProgress(n: 10) over a
 // real websocket (graphql-transport-ws) while a writer fills the board
 // chunk by chunk through another store over the same database, as a
-// worker process would: the server learns of the progress only by polling
-// the database. The subscriber sees the board go from UNKNOWN through
-// RUNNING, its progress rising, to DONE with the right counts, and then
-// the subscription completes.
+// worker process would: the server learns of the progress only from the
+// database, the board's start by its sweep of the boards nobody computes,
+// then its progress by polling it. The subscriber sees the board go from
+// UNKNOWN through RUNNING, its progress rising, to DONE with the right
+// counts, and then the subscription completes.
 func TestBoardProgressSubscription(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, db database) {
 		b := serve(t, db.open(t), func(c *server.Config) {
 			c.Graph.PollInterval = 10 * time.Millisecond
+			c.Graph.SweepInterval = 10 * time.Millisecond
 			c.Graph.CountMaxN = 0 // no counts on the spot: the total comes from the store when done
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -360,7 +363,12 @@ func TestBoardProgressSubscription(t *testing.T) {
 			t.Fatalf("first message: %+v", first)
 		}
 
+		// The writer waits, after each chunk but the last, until the
+		// subscriber has seen it (a subscriber gets the latest state, and
+		// a busy machine may read the board less often than chunks come),
+		// so that each step of the progress is seen.
 		writer := db.open(t) // another store over the same database: another process
+		var chunksSeen atomic.Int64
 		errc := make(chan error, 1)
 		go func() {
 			defer close(errc)
@@ -369,7 +377,13 @@ func TestBoardProgressSubscription(t *testing.T) {
 					errc <- fmt.Errorf("writer: %v", p)
 				}
 			}()
-			fill(&panicTB{TB: t}, writer, 10, func(int, int) { time.Sleep(15 * time.Millisecond) })
+			fill(&panicTB{TB: t}, writer, 10, func(done, total int) {
+				for deadline := time.Now().Add(20 * time.Second); done < total && chunksSeen.Load() < int64(done); time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						panic(fmt.Sprintf("the subscriber did not see chunk %d of %d within 20 s", done, total))
+					}
+				}
+			})
 		}()
 
 		var seen []progress
@@ -379,6 +393,7 @@ func TestBoardProgressSubscription(t *testing.T) {
 				break
 			}
 			seen = append(seen, m)
+			chunksSeen.Store(int64(m.BoardProgress.Progress.ChunksDone))
 		}
 		if err := <-errc; err != nil {
 			t.Fatal(err)

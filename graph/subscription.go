@@ -2,51 +2,31 @@ package graph
 
 import (
 	"context"
-	"time"
+	"errors"
 
-	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/internal/boardwatch"
 )
 
-// finished reports whether a board will not change unless asked again.
-func finished(b store.Board) bool {
-	return b.State == store.Done || b.State == store.Failed
-}
-
-// pollBoard reads board N from the store every PollInterval and sends it
-// when it changed, until it is finished or ctx ends. The store is the only
-// channel: workers in other processes update it.
-func (r *subscriptionResolver) pollBoard(ctx context.Context, last store.Board, ch chan<- *Board) {
-	defer close(ch)
-	t := time.NewTicker(r.opts.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		st, err := r.status(ctx, last.N)
+// progress follows board N for boardProgress: its state now, then each
+// change, until it is done. Subscribers share one watcher per board
+// (internal/boardwatch): a board being computed is read once per
+// PollInterval however many follow it, and one nobody computes is not
+// polled (a poke or the sweep notices when it starts). Without a store
+// nothing can change: the board is sent once and the subscription ends.
+func (r *subscriptionResolver) progress(ctx context.Context, n int) (<-chan *Board, error) {
+	if r.watch == nil {
+		st, err := r.status(ctx, n)
 		if err != nil {
-			r.opts.Logger.WarnContext(ctx, "boardProgress: reading the board", "n", last.N, "error", err)
-			continue
+			return nil, err
 		}
-		if changed(last, st) {
-			select {
-			case ch <- r.boardModel(st):
-			case <-ctx.Done():
-				return
-			}
-			last = st
-		}
-		if finished(st) {
-			return
-		}
+		ch := make(chan *Board, 1)
+		ch <- r.boardModel(st)
+		close(ch)
+		return ch, nil
 	}
-}
-
-// changed reports whether a subscriber would see a difference.
-func changed(a, b store.Board) bool {
-	return a.State != b.State || a.ChunksDone != b.ChunksDone || a.ChunksTotal != b.ChunksTotal ||
-		a.SolutionsDone != b.SolutionsDone || a.LastError != b.LastError || !a.FinishedAt.Equal(b.FinishedAt) ||
-		(a.Counts == nil) != (b.Counts == nil)
+	ch, err := r.watch.Subscribe(ctx, n)
+	if errors.Is(err, boardwatch.ErrClosed) {
+		return nil, newError(CodeUnavailable, "the server is shutting down; subscribe again to another")
+	}
+	return ch, err
 }

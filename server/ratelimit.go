@@ -55,12 +55,18 @@ func (l *rateLimiter) allow(client string) (ok bool, retryAfter time.Duration) {
 	return true, 0
 }
 
+// refusal is the error of a request over its client's limit; what names
+// the requests ("requests", "operations").
+func (l *rateLimiter) refusal(retryAfter time.Duration, what string) *graph.Error {
+	return &graph.Error{Code: graph.CodeRateLimited, RetryAfter: retryAfter, Message: fmt.Sprintf(
+		"too many %s from your address: the limit is %g a second (bursts of %d); retry in %d s",
+		what, float64(l.limit), l.burst, graph.RetryAfterSeconds(retryAfter))}
+}
+
 // refuseRateLimited answers a request over its client's limit: 429 with
 // Retry-After (whole seconds, at least 1) and a GraphQL error body.
 func (s *Server) refuseRateLimited(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
-	secs := graph.RetryAfterSeconds(retryAfter)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	s.fail(w, r, http.StatusTooManyRequests, graph.CodeRateLimited, "",
-		fmt.Sprintf("too many requests from your address: the limit is %g a second (bursts of %d); retry in %d s",
-			float64(s.limiter.limit), s.limiter.burst, secs))
+	e := s.limiter.refusal(retryAfter, "requests")
+	w.Header().Set("Retry-After", strconv.Itoa(graph.RetryAfterSeconds(retryAfter)))
+	s.fail(w, r, http.StatusTooManyRequests, e.Code, e.Reason, e.Message)
 }

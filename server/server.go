@@ -49,8 +49,8 @@ type Config struct {
 	// RequestTimeout bounds each HTTP request (not websocket
 	// subscriptions); resolvers see it as their context's deadline.
 	RequestTimeout time.Duration
-	// MaxBodyBytes bounds a POST body (at least 1 KiB); larger is 413. It
-	// bounds a websocket message too: larger closes the socket (1009).
+	// MaxBodyBytes bounds a POST body (at least 1 KiB); larger is 413.
+	// Websocket messages have their own bound, WSMaxMessageBytes.
 	MaxBodyBytes int64
 	// ReadHeaderTimeout bounds the reading of a request's headers,
 	// ReadTimeout that of the whole request, body included: a client that
@@ -102,9 +102,12 @@ type Config struct {
 	RateLimit float64
 	RateBurst int
 	// WSMaxConnections bounds the websockets open at once (each holds a
-	// socket, an open file, and a few goroutines); past it an upgrade is
-	// refused before it happens, with 503 UNAVAILABLE and Retry-After.
-	WSMaxConnections int
+	// socket, an open file, and a few goroutines), of which one client
+	// may hold WSMaxConnectionsPerClient (a larger share is the total);
+	// past either an upgrade is refused before it happens, with
+	// Retry-After: 429 RATE_LIMITED for the client's share, 503
+	// UNAVAILABLE for the total.
+	WSMaxConnections, WSMaxConnectionsPerClient int
 	// WSMaxSubscriptions bounds the operations one websocket runs at
 	// once: subscriptions, and queries and mutations not answered yet.
 	// Past it a subscribe gets an "error" message (BAD_USER_INPUT, reason
@@ -117,6 +120,14 @@ type Config struct {
 	// WSPongTimeout how long it waits for the pong, or for the peer to
 	// take a message, before it drops the connection as dead.
 	WSPingInterval, WSPongTimeout time.Duration
+	// WSMaxMessageBytes bounds a websocket message (at least 1 KiB),
+	// checked on its frames' headers as they arrive: a frame that would
+	// take its message past it closes the socket (1009) before its
+	// payload is read. WSMessageTimeout is how long a message may take to
+	// arrive whole once its first byte has: past it the socket is closed
+	// (1008). Between messages a socket may be silent.
+	WSMaxMessageBytes int64
+	WSMessageTimeout  time.Duration
 	// ExportStore is where GET /export/{n}.csv and .ndjson read the boards
 	// it holds done with their solutions; nil: the solver only.
 	ExportStore export.Store
@@ -219,6 +230,9 @@ func DefaultConfig() Config {
 		// Each websocket holds a socket, a file and a few goroutines: a
 		// quarter of MaxConnections.
 		WSMaxConnections: 500,
+		// A viewer opens one; a few tabs, or a few users behind one
+		// address, a few more.
+		WSMaxConnectionsPerClient: 16,
 		// A client follows a few boards at once.
 		WSMaxSubscriptions: 10,
 		// graphql-transport-ws clients send connection_init as soon as
@@ -228,6 +242,13 @@ func DefaultConfig() Config {
 		// a peer gone is noticed within 25 s.
 		WSPingInterval: 15 * time.Second,
 		WSPongTimeout:  10 * time.Second,
+		// A subscribe message is a document and its variables: the
+		// viewer's are under 1 KiB, and a document within MaxTokens
+		// rarely passes 64 KiB. Each operation holds its message for its
+		// life.
+		WSMaxMessageBytes: 64 << 10,
+		// 64 KiB takes 0.5 s at 1 Mbit/s.
+		WSMessageTimeout: 10 * time.Second,
 		// N=14 from the solver takes a tenth of a second; beyond it, the
 		// boards the store holds.
 		ExportSolverMaxN: 14,
@@ -301,10 +322,13 @@ func (c Config) Check() error {
 		configcheck.NotNegative("CacheMaxAge", c.CacheMaxAge),
 		configcheck.AtLeast("RateBurst", c.RateBurst, 1),
 		configcheck.AtLeast("WSMaxConnections", c.WSMaxConnections, 1),
+		configcheck.AtLeast("WSMaxConnectionsPerClient", c.WSMaxConnectionsPerClient, 1),
 		configcheck.AtLeast("WSMaxSubscriptions", c.WSMaxSubscriptions, 1),
 		configcheck.Positive("WSInitTimeout", c.WSInitTimeout),
 		configcheck.Positive("WSPingInterval", c.WSPingInterval),
 		configcheck.Positive("WSPongTimeout", c.WSPongTimeout),
+		configcheck.AtLeast("WSMaxMessageBytes", c.WSMaxMessageBytes, 1024),
+		configcheck.Positive("WSMessageTimeout", c.WSMessageTimeout),
 		configcheck.AtLeast("ExportSolverMaxN", c.ExportSolverMaxN, 0),
 		configcheck.AtLeast("ExportMaxConcurrent", c.ExportMaxConcurrent, 1),
 		configcheck.Between("ExportMaxPerClient", c.ExportMaxPerClient, 1, c.ExportMaxConcurrent, "at most ExportMaxConcurrent"),
@@ -338,6 +362,10 @@ type Server struct {
 	exports  *quota.Pool  // exports running (ExportMaxPerClient, ExportMaxConcurrent)
 	conns    *connections // connections open (Listener)
 	memory   *quota.Pool  // bytes held by requests in flight (InflightBytes)
+	// websockets are the websockets open (WSMaxConnections, and
+	// WSMaxConnectionsPerClient each).
+	websockets *quota.Pool
+	ws         *wsTransport
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -366,6 +394,7 @@ func New(cfg Config) (*Server, error) {
 	s.conns = newConnections(cfg)
 	s.exports = quota.New(graph.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
 	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes)
+	s.websockets = quota.New(graph.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
@@ -400,16 +429,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // Close ends the running subscriptions: every websocket is closed with
-// 1001 (going away). Call it when shutting down, beside
+// 1001 (going away), and the goroutines that follow boards for them end. Call it when shutting down, beside
 // http.Server.Shutdown, which waits for plain requests but not for
 // websockets.
-func (s *Server) Close() { s.close() }
+func (s *Server) Close() {
+	s.close()
+	s.resolver.Close()
+}
 
 // Pools returns what the server shares between clients, each with its
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	return []*quota.Pool{s.conns.pool, s.exports, s.memory, s.resolver.SolverQueue()}
+	return []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.resolver.SolverQueue()}
 }
 
 // Resolver returns the root resolver, with its options in effect.
@@ -422,7 +454,8 @@ func (s *Server) newGraphQL() *handler.Server {
 	schema := graph.NewSchema(s.resolver)
 	srv := handler.New(schema)
 
-	srv.AddTransport(s.newWebsocketTransport()) // graphql-transport-ws (websocket.go)
+	s.ws = s.newWebsocketTransport()
+	srv.AddTransport(s.ws) // graphql-transport-ws (websocket.go)
 	srv.AddTransport(transport.Options{AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions}})
 	// GraphQL over HTTP, as transport.GET and transport.POST do it but to
 	// the letter of the spec, with messages that say what is allowed, and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/quota"
 )
 
 // wsSubprotocol is the one websocket subprotocol served: the GraphQL over
@@ -47,25 +49,59 @@ const maxCloseReason = 123
 // strictly, as a gqlgen transport: operations run through gqlgen's
 // executor, so the validation, complexity and depth limits and the time
 // budget of queries apply as over HTTP. Every connection is bounded: in
-// number (the excess is refused before the upgrade), in the time it may
-// take to initialise, in message size, in operations at once, and in how
-// long a silent peer is kept; and every exit path closes its socket.
+// number, per client and in all (the excess is refused before the
+// upgrade), in the time it may take to initialise, in message size
+// (checked on the frame headers) and the time a message takes to arrive,
+// in operations at once, and in how long a silent peer is kept; and every
+// exit path closes its socket. Each operation is a request: it takes a
+// token of its client's rate limit and holds its memory against the
+// client's share for its life.
 type wsTransport struct {
-	maxConnections int64
-	maxOperations  int
-	initTimeout    time.Duration
-	pingInterval   time.Duration
+	s             *Server
+	maxOperations int
+	initTimeout   time.Duration
+	pingInterval  time.Duration
 	// pongTimeout is how long a peer may take to answer a ping, and to
 	// take a message: past it, it is dropped as dead.
 	pongTimeout time.Duration
-	readLimit   int64
-	origins     []string
-	logger      *slog.Logger
-	recoverFunc graphql.RecoverFunc
-	// refuse answers an upgrade over the connection cap.
-	refuse func(w http.ResponseWriter, r *http.Request)
+	// maxMessage bounds a message's bytes, messageTimeout the time it
+	// takes to arrive once it has begun (wsframes.go).
+	maxMessage     int64
+	messageTimeout time.Duration
+	origins        []string
+	logger         *slog.Logger
+	recoverFunc    graphql.RecoverFunc
 
-	open atomic.Int64 // connections counted against maxConnections
+	// What was refused or closed by a bound that is not a quota.Pool's
+	// (the pools count their own), for WebsocketRefusals.
+	tooBig, tooSlow, rateLimited, overOperations atomic.Int64
+}
+
+// The reasons WebsocketRefusals counts.
+const (
+	// WSRefusedMessageTooBig: sockets closed (1009) for a frame header
+	// that took its message past WSMaxMessageBytes.
+	WSRefusedMessageTooBig = "MESSAGE_TOO_BIG"
+	// WSRefusedMessageTooSlow: sockets closed (1008) for a message that
+	// took longer than WSMessageTimeout to arrive.
+	WSRefusedMessageTooSlow = "MESSAGE_TOO_SLOW"
+	// WSRefusedRateLimited: operations refused by the rate limit.
+	WSRefusedRateLimited = "RATE_LIMITED"
+	// WSRefusedSubscriptionLimit: operations refused past
+	// WSMaxSubscriptions on their socket.
+	WSRefusedSubscriptionLimit = ReasonSubscriptionLimit
+)
+
+// WebsocketRefusals counts, by reason, what websockets were refused since
+// the server started besides the refusals of Pools (the websockets'
+// shares and total, the memory of their operations): for metrics.
+func (s *Server) WebsocketRefusals() map[string]int64 {
+	return map[string]int64{
+		WSRefusedMessageTooBig:     s.ws.tooBig.Load(),
+		WSRefusedMessageTooSlow:    s.ws.tooSlow.Load(),
+		WSRefusedRateLimited:       s.ws.rateLimited.Load(),
+		WSRefusedSubscriptionLimit: s.ws.overOperations.Load(),
+	}
 }
 
 var _ graphql.Transport = (*wsTransport)(nil)
@@ -81,26 +117,24 @@ func (s *Server) newWebsocketTransport() *wsTransport {
 		}
 		origins = append(origins, o)
 	}
-	t := &wsTransport{
-		maxConnections: int64(cfg.WSMaxConnections),
+	return &wsTransport{
+		s:              s,
 		maxOperations:  cfg.WSMaxSubscriptions,
 		initTimeout:    cfg.WSInitTimeout,
 		pingInterval:   cfg.WSPingInterval,
 		pongTimeout:    cfg.WSPongTimeout,
-		readLimit:      cfg.MaxBodyBytes,
+		maxMessage:     cfg.WSMaxMessageBytes,
+		messageTimeout: cfg.WSMessageTimeout,
 		origins:        origins,
 		logger:         cfg.Logger,
 		recoverFunc:    graph.RecoverFunc(cfg.Logger),
 	}
-	t.refuse = func(w http.ResponseWriter, r *http.Request) {
-		// A refused client may try again once a few connections have
-		// closed; browsers see a failed handshake either way.
-		w.Header().Set("Retry-After", "5")
-		s.fail(w, r, http.StatusServiceUnavailable, graph.CodeUnavailable, "",
-			fmt.Sprintf("the server has %d websocket connections open, the most it serves at once; try again later", cfg.WSMaxConnections))
-	}
-	return t
 }
+
+// wsOperationOverhead is what an operation holds besides its message: as
+// a request does (requestOverhead), its goroutines' stacks, its decoded
+// parameters, the buffers of its answers.
+const wsOperationOverhead = requestOverhead
 
 // Supports implements graphql.Transport: serveGraphQL sends it every
 // upgrade request.
@@ -109,16 +143,24 @@ func (t *wsTransport) Supports(r *http.Request) bool { return r.Header.Get("Upgr
 // Do implements graphql.Transport: it upgrades the request and serves the
 // connection until it closes. r's context ends when the server closes.
 func (t *wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	if t.open.Add(1) > t.maxConnections {
-		t.open.Add(-1)
-		t.refuse(w, r)
+	// The client's share of the websockets, then the server's total: a
+	// refused client may try again once some have closed; browsers see a
+	// failed handshake either way.
+	client := t.s.client(r)
+	slot, err := t.s.websockets.Take(client, 1)
+	if err != nil {
+		t.s.refuse(w, r, err)
 		return
 	}
-	defer t.open.Add(-1)
+	defer slot.Release()
 
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	guard := &wsGuardWriter{ResponseWriter: w, limit: t.maxMessage, timeout: t.messageTimeout}
+	ws, err := websocket.Accept(guard, r, &websocket.AcceptOptions{
 		Subprotocols:   []string{wsSubprotocol},
 		OriginPatterns: t.origins,
+		// Without compression a frame's length is its message's bytes,
+		// which the guard checks on the header.
+		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
 		return // Accept answered: 400 for a bad handshake, 403 for a foreign origin
@@ -131,9 +173,9 @@ func (t *wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 		_ = ws.Close(wsCloseSubprotocol, "Subprotocol not acceptable")
 		return
 	}
-	ws.SetReadLimit(t.readLimit)
+	ws.SetReadLimit(t.maxMessage) // what the guard checks already
 
-	c := &wsConn{t: t, ws: ws, exec: exec, header: r.Header, ops: map[string]*wsOperation{}}
+	c := &wsConn{t: t, ws: ws, guard: guard.conn, exec: exec, header: r.Header, client: client, ops: map[string]*wsOperation{}}
 	c.serve(r.Context())
 }
 
@@ -141,8 +183,10 @@ func (t *wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 type wsConn struct {
 	t      *wsTransport
 	ws     *websocket.Conn
+	guard  *wsGuardedConn // the connection under ws
 	exec   graphql.GraphExecutor
 	header http.Header
+	client string // the upgrade request's client (Server.client)
 
 	// closing ends when the connection does.
 	closing context.Context
@@ -211,6 +255,18 @@ func (c *wsConn) serve(ctx context.Context) {
 		// the keep-alive, by Server.Close), which ends the read.
 		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
+			if trip := c.guard.tripError(); trip != nil {
+				// A frame past the message limit, or a message too slow
+				// to arrive: the guard fails every read from now on, so
+				// the close handshake ends at once.
+				switch trip.code {
+				case websocket.StatusMessageTooBig:
+					c.t.tooBig.Add(1)
+				case websocket.StatusPolicyViolation:
+					c.t.tooSlow.Add(1)
+				}
+				c.close(trip.code, trip.reason)
+			}
 			return
 		}
 		start := graphql.Now()
@@ -223,14 +279,15 @@ func (c *wsConn) serve(ctx context.Context) {
 			c.close(wsCloseBadRequest, "Invalid message received: "+problem)
 			return
 		}
-		if !c.handle(m, start) {
+		if !c.handle(m, start, int64(len(data))) {
 			return
 		}
 	}
 }
 
-// handle acts on one valid message; false when the connection is over.
-func (c *wsConn) handle(m wsMessage, start time.Time) bool {
+// handle acts on one valid message of size bytes; false when the
+// connection is over.
+func (c *wsConn) handle(m wsMessage, start time.Time, size int64) bool {
 	switch m.typ {
 	case "connection_init":
 		if c.initialised.Swap(true) {
@@ -261,13 +318,13 @@ func (c *wsConn) handle(m wsMessage, start time.Time) bool {
 		}
 		return true
 	default: // "subscribe", the last type parseWSMessage lets through
-		return c.subscribe(m, start)
+		return c.subscribe(m, start, size)
 	}
 }
 
-// subscribe starts the operation of a subscribe message; false when the
-// message broke the protocol and the connection is over.
-func (c *wsConn) subscribe(m wsMessage, start time.Time) bool {
+// subscribe starts the operation of a subscribe message of size bytes;
+// false when the message broke the protocol and the connection is over.
+func (c *wsConn) subscribe(m wsMessage, start time.Time, size int64) bool {
 	params, problem := parseSubscribePayload(m.payload)
 	if problem != "" {
 		c.close(wsCloseBadRequest, "Invalid message received: "+problem)
@@ -280,19 +337,28 @@ func (c *wsConn) subscribe(m wsMessage, start time.Time) bool {
 	params.Headers = c.header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
+	// Only this loop adds operations: an id free here is free below.
 	c.mu.Lock()
-	if _, dup := c.ops[m.id]; dup {
-		c.mu.Unlock()
+	_, dup := c.ops[m.id]
+	c.mu.Unlock()
+	if dup {
 		c.close(wsCloseSubscriberExists, "Subscriber for "+clip(m.id, maxCloseReason-len("Subscriber for  already exists"))+" already exists")
 		return false
 	}
+	// Each operation is a request for the rate limit.
+	if lim := c.t.s.limiter; lim != nil {
+		if ok, retryAfter := lim.allow(c.client); !ok {
+			c.t.rateLimited.Add(1)
+			return c.refuseOperation(m.id, lim.refusal(retryAfter, "operations"))
+		}
+	}
+	c.mu.Lock()
 	if len(c.ops) >= c.t.maxOperations {
 		c.mu.Unlock()
-		err := &graph.Error{Code: graph.CodeBadUserInput, Reason: ReasonSubscriptionLimit, Message: fmt.Sprintf(
+		c.t.overOperations.Add(1)
+		return c.refuseOperation(m.id, &graph.Error{Code: graph.CodeBadUserInput, Reason: ReasonSubscriptionLimit, Message: fmt.Sprintf(
 			"too many operations on this websocket: at most %d may run at once; complete one (or open another connection) first",
-			c.t.maxOperations)}
-		resp := c.exec.DispatchError(c.opsCtx, gqlerror.List{gqlerror.Wrap(err)})
-		return c.send(m.id, "error", func(b *bytes.Buffer) { writeErrors(b, resp.Errors) }) == nil
+			c.t.maxOperations)})
 	}
 	ctx, cancel := context.WithCancel(c.opsCtx)
 	op := &wsOperation{id: m.id, cancel: cancel}
@@ -300,14 +366,23 @@ func (c *wsConn) subscribe(m wsMessage, start time.Time) bool {
 	c.mu.Unlock()
 
 	c.wg.Add(1)
-	go c.run(graphql.StartOperationTrace(ctx), op, params)
+	go c.run(graphql.StartOperationTrace(ctx), op, params, size)
 	return true
+}
+
+// refuseOperation answers a subscribe message that starts no operation
+// with an "error" message; the connection stays. False when the socket
+// is gone.
+func (c *wsConn) refuseOperation(id string, err error) bool {
+	resp := c.exec.DispatchError(c.opsCtx, gqlerror.List{gqlerror.Wrap(err)})
+	return c.send(id, "error", func(b *bytes.Buffer) { writeErrors(b, resp.Errors) }) == nil
 }
 
 // run executes an operation as gqlgen's transports do, and sends its
 // results ("next"), then "complete"; errors found before execution
-// (parsing, validation, limits) go in one "error" message instead.
-func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawParams) {
+// (admission, parsing, validation, limits) go in one "error" message
+// instead. size is its message's bytes.
+func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawParams, size int64) {
 	defer c.wg.Done()
 	defer op.cancel()
 	defer func() {
@@ -317,6 +392,19 @@ func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawPa
 			c.finish(op, "error", func(b *bytes.Buffer) { writeErrors(b, resp.Errors) })
 		}
 	}()
+
+	// The operation holds its memory for its life, as a request does
+	// until it is answered: its message and overhead now, its document
+	// and answers as its pricing grows the hold. It waits here, not in
+	// the read loop, which goes on reading the connection's messages.
+	hold, err := c.admitOperation(ctx, size)
+	if err != nil {
+		resp := c.exec.DispatchError(ctx, gqlerror.List{gqlerror.Wrap(err)})
+		c.finish(op, "error", func(b *bytes.Buffer) { writeErrors(b, resp.Errors) })
+		return
+	}
+	defer hold.Release()
+	ctx = graph.WithAdmission(ctx, hold)
 
 	rc, errs := c.exec.CreateOperationContext(ctx, params)
 	if errs != nil {
@@ -336,6 +424,20 @@ func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawPa
 		return // the connection is closing: nobody to tell
 	}
 	c.finish(op, "complete", nil)
+}
+
+// admitOperation holds the memory of an operation of the connection's
+// client, its message's size bytes and its overhead, waiting up to
+// AdmissionWait for room; else the refusal, as the API's error.
+func (c *wsConn) admitOperation(ctx context.Context, size int64) (*quota.Hold, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.t.s.cfg.AdmissionWait)
+	defer cancel()
+	hold, err := c.t.s.memory.Wait(ctx, c.client, wsOperationOverhead+size)
+	var ref *quota.Refusal
+	if errors.As(err, &ref) {
+		return nil, graph.Refused(ref)
+	}
+	return hold, err
 }
 
 // finish forgets the operation, then sends its last message: forgotten

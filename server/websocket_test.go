@@ -482,12 +482,14 @@ func TestWebsocketSubscriptionCap(t *testing.T) {
 	w.expect("next", "c")
 }
 
-// TestWebsocketConnectionCap: past WSMaxConnections open websockets, an
-// upgrade is refused with 503 (Retry-After, a GraphQL error body); once
-// one closes, the next is accepted.
+// TestWebsocketConnectionCap: past its share of websockets
+// (WSMaxConnectionsPerClient) a client's upgrade is refused with 429
+// RATE_LIMITED, past the total (WSMaxConnections) any client's with 503
+// UNAVAILABLE, both with Retry-After and a GraphQL error body saying the
+// bound; once one closes, its client's next is accepted.
 func TestWebsocketConnectionCap(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, func(c *server.Config) { c.WSMaxConnections = 2 })
+	b := apitest.Setup(t, func(c *server.Config) { c.WSMaxConnections, c.WSMaxConnectionsPerClient = 3, 2 })
 	first := dialWS(t, b, nil)
 	first.init("{}")
 	second := dialWS(t, b, nil)
@@ -495,23 +497,30 @@ func TestWebsocketConnectionCap(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	opts := &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPClient: b.HTTP}
-	c, resp, err := websocket.Dial(ctx, wsURL(b), opts)
-	if err == nil {
-		c.CloseNow()
-		t.Fatal("a third websocket was accepted; the cap is 2")
+	refused := func(client *apitest.Bundle, status int, code, says string) {
+		t.Helper()
+		c, resp, err := websocket.Dial(ctx, wsURL(b), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPClient: client.HTTP})
+		if err == nil {
+			c.CloseNow()
+			t.Fatalf("a websocket past the bounds was accepted; want %d", status)
+		}
+		if resp == nil || resp.StatusCode != status || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("past the bounds: %v, %+v; want %d with Retry-After", err, resp, status)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		var r apitest.Response
+		if json.Unmarshal(body, &r) != nil || r.Code() != code || !strings.Contains(r.Message(), says) {
+			t.Errorf("refusal body %s; want %s saying %q", body, code, says)
+		}
 	}
-	if resp == nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("over the cap: %v, %+v; want 503 with Retry-After", err, resp)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	var r apitest.Response
-	if json.Unmarshal(body, &r) != nil || r.Code() != "UNAVAILABLE" || !strings.Contains(r.Message(), "2 websocket connections") {
-		t.Errorf("refusal body %s; want UNAVAILABLE saying the cap", body)
-	}
+	refused(b, http.StatusTooManyRequests, "RATE_LIMITED", "your address has 2 websockets open")
+	other := dialWS(t, from(t, b, "127.0.0.2"), nil) // another client: served
+	other.init("{}")
+	refused(from(t, b, "127.0.0.3"), http.StatusServiceUnavailable, "UNAVAILABLE", "the server has 3 websockets open")
 	second.alive() // those open are not disturbed
 
 	first.c.Close(websocket.StatusNormalClosure, "")
+	opts := &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPClient: b.HTTP}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, _, err := websocket.Dial(ctx, wsURL(b), opts)
@@ -528,11 +537,11 @@ func TestWebsocketConnectionCap(t *testing.T) {
 	}
 }
 
-// TestWebsocketReadLimit: a message larger than MaxBodyBytes closes the
-// socket with 1009 (message too big); one within it is read.
+// TestWebsocketReadLimit: a message larger than WSMaxMessageBytes closes
+// the socket with 1009 (message too big); one within it is read.
 func TestWebsocketReadLimit(t *testing.T) {
 	t.Parallel()
-	b := apitest.Setup(t, func(c *server.Config) { c.MaxBodyBytes = 2048 })
+	b := apitest.Setup(t, func(c *server.Config) { c.WSMaxMessageBytes = 2048 })
 	w := dialWS(t, b, nil)
 	w.init("{}")
 	w.sendRaw(`{"type":"ping","payload":{"pad":"` + strings.Repeat("x", 1900) + `"}}`)

@@ -55,6 +55,9 @@ var serveEnv = []envFlag{
 	{"max-idle-connections-per-client", "NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT", "MaxIdleConnectionsPerClient"},
 	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT", ""},
 	{"ws-max-connections", "NQUEENS_WS_MAX_CONNECTIONS", "WSMaxConnections"},
+	{"ws-max-connections-per-client", "NQUEENS_WS_MAX_CONNECTIONS_PER_CLIENT", "WSMaxConnectionsPerClient"},
+	{"ws-max-message-bytes", "NQUEENS_WS_MAX_MESSAGE_BYTES", "WSMaxMessageBytes"},
+	{"ws-message-timeout", "NQUEENS_WS_MESSAGE_TIMEOUT", "WSMessageTimeout"},
 	{"ws-max-subscriptions", "NQUEENS_WS_MAX_SUBSCRIPTIONS", "WSMaxSubscriptions"},
 	{"ws-init-timeout", "NQUEENS_WS_INIT_TIMEOUT", "WSInitTimeout"},
 	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL", "WSPingInterval"},
@@ -113,7 +116,10 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.StringVar(&cfg.Graph.AdminToken, "admin-token", def.Graph.AdminToken, "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", def.RateLimit, "requests a second each client (remote IP address) may make to /graphql; 0: no limit ($NQUEENS_RATE_LIMIT)")
 	fs.IntVar(&cfg.RateBurst, "rate-burst", def.RateBurst, "requests a client may make at once, above --rate-limit ($NQUEENS_RATE_BURST)")
-	fs.IntVar(&cfg.WSMaxConnections, "ws-max-connections", def.WSMaxConnections, "websockets open at once; past it an upgrade is refused with 503 ($NQUEENS_WS_MAX_CONNECTIONS)")
+	fs.IntVar(&cfg.WSMaxConnections, "ws-max-connections", def.WSMaxConnections, "websockets open at once, all clients together; past it an upgrade is refused with 503 ($NQUEENS_WS_MAX_CONNECTIONS)")
+	fs.IntVar(&cfg.WSMaxConnectionsPerClient, "ws-max-connections-per-client", def.WSMaxConnectionsPerClient, "websockets one client (address, IPv6 network) may have open at once; past it its upgrades are refused with 429 ($NQUEENS_WS_MAX_CONNECTIONS_PER_CLIENT)")
+	fs.Int64Var(&cfg.WSMaxMessageBytes, "ws-max-message-bytes", def.WSMaxMessageBytes, "largest websocket message, checked on its frame headers; past it the socket is closed with 1009 ($NQUEENS_WS_MAX_MESSAGE_BYTES)")
+	fs.DurationVar(&cfg.WSMessageTimeout, "ws-message-timeout", def.WSMessageTimeout, "time a websocket message may take to arrive whole once it has begun; past it the socket is closed with 1008 ($NQUEENS_WS_MESSAGE_TIMEOUT)")
 	fs.IntVar(&cfg.WSMaxSubscriptions, "ws-max-subscriptions", def.WSMaxSubscriptions, "operations one websocket may run at once (subscriptions, queries not answered yet) ($NQUEENS_WS_MAX_SUBSCRIPTIONS)")
 	fs.DurationVar(&cfg.WSInitTimeout, "ws-init-timeout", def.WSInitTimeout, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
 	fs.DurationVar(&cfg.WSPingInterval, "ws-ping-interval", def.WSPingInterval, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")

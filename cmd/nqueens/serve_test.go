@@ -135,19 +135,23 @@ func TestServe(t *testing.T) {
 }
 
 // TestServeWebsocketLimits: the websocket settings reach the server: the
-// init timeout and the connection cap set by environment variable, the
-// operations cap by flag.
+// init timeout and the connection caps (per client and in all) set by
+// environment variable, the operations cap by flag.
 func TestServeWebsocketLimits(t *testing.T) {
 	t.Parallel()
 	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"),
-		"NQUEENS_WS_INIT_TIMEOUT=300ms", "NQUEENS_WS_MAX_CONNECTIONS=1"}
+		"NQUEENS_WS_INIT_TIMEOUT=300ms", "NQUEENS_WS_MAX_CONNECTIONS=2", "NQUEENS_WS_MAX_CONNECTIONS_PER_CLIENT=1"}
 	s := startServe(t, env, "--ws-max-subscriptions", "1")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	wsURL := "ws" + strings.TrimPrefix(s.url, "http")
-	dial := func() (*websocket.Conn, *http.Response, error) {
-		return websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	// dialFrom dials from the loopback address ip: another client.
+	dialFrom := func(ip string) (*websocket.Conn, *http.Response, error) {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		return websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPClient: client})
 	}
+	dial := func() (*websocket.Conn, *http.Response, error) { return dialFrom("127.0.0.1") }
 
 	silent, _, err := dial()
 	if err != nil {
@@ -167,11 +171,22 @@ func TestServeWebsocketLimits(t *testing.T) {
 		return ""
 	})
 	defer c.CloseNow()
-	if other, resp, err := dial(); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+	if other, resp, err := dial(); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
 		if other != nil {
 			other.CloseNow()
 		}
-		t.Fatalf("a second websocket with NQUEENS_WS_MAX_CONNECTIONS=1: %v, %+v; want 503", err, resp)
+		t.Fatalf("a client's second websocket with NQUEENS_WS_MAX_CONNECTIONS_PER_CLIENT=1: %v, %+v; want 429", err, resp)
+	}
+	other, _, err := dialFrom("127.0.0.2")
+	if err != nil {
+		t.Fatalf("another client's websocket: %v", err)
+	}
+	defer other.CloseNow()
+	if third, resp, err := dialFrom("127.0.0.3"); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		if third != nil {
+			third.CloseNow()
+		}
+		t.Fatalf("a third client's websocket with NQUEENS_WS_MAX_CONNECTIONS=2: %v, %+v; want 503", err, resp)
 	}
 	endless := `{"query":"subscription { boardProgress(n: 10) { n } }"}`
 	for _, m := range []string{`{"type":"connection_init"}`, `{"id":"a","type":"subscribe","payload":` + endless + `}`, `{"id":"b","type":"subscribe","payload":` + endless + `}`} {
