@@ -36,6 +36,7 @@ func (w *boardWorker[TTx]) Work(ctx context.Context, job *river.Job[BoardArgs]) 
 		return err
 	}
 	if claimed {
+		e.changed(n)
 		e.log.Info("board planned", "n", n, "stores_solutions", b.StoresSolutions, "tasks", b.Tasks,
 			"chunk_depth", b.ChunkDepth, "chunks", b.ChunksTotal, "to_do", b.ChunksTotal-b.ChunksDone)
 	}

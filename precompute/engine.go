@@ -99,7 +99,11 @@ type Config struct {
 	// of the boards whose chunks run here, so that progress readers see
 	// they are alive.
 	Heartbeat time.Duration
-	Logger    *slog.Logger
+	// OnBoardChanged, when set, is told of every board this process
+	// starts, finishes or fails (serve's subscriptions follow it at once
+	// instead of at their next look at the store).
+	OnBoardChanged func(n int)
+	Logger         *slog.Logger
 }
 
 // DefaultConfig is the configuration the commands start with (their
@@ -383,9 +387,11 @@ func (e *Engine[TTx]) finish(ctx context.Context, n int) error {
 	case err == nil:
 		e.log.Info("board done", "n", n, "solutions", b.Counts.Total, "unique", b.Counts.Unique,
 			"chunks", b.ChunksTotal, "seconds", b.Duration.Seconds())
+		e.changed(n)
 		return nil
 	case b.State == store.Failed:
 		e.log.Error("board failed: its chunk counts do not add up", "n", n, "err", err)
+		e.changed(n)
 		return river.JobCancel(err)
 	}
 	return fmt.Errorf("closing N=%d: %w", n, err)
@@ -401,6 +407,14 @@ func (e *Engine[TTx]) failBoard(n int, reason string) {
 		return
 	}
 	e.log.Error("board failed", "n", n, "reason", reason)
+	e.changed(n)
+}
+
+// changed tells Config.OnBoardChanged that board n changed state here.
+func (e *Engine[TTx]) changed(n int) {
+	if e.cfg.OnBoardChanged != nil {
+		e.cfg.OnBoardChanged(n)
+	}
 }
 
 // permanent reports whether a store error cannot go away by retrying: the

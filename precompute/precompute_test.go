@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -285,5 +286,32 @@ func TestSweep(t *testing.T) {
 		}
 		b.start(t)
 		boardtest.CheckCounts(t, b.waitFinished(t, 6)[6])
+	})
+}
+
+// TestOnBoardChanged: the engine tells OnBoardChanged of each board it
+// starts and finishes: twice per board.
+func TestOnBoardChanged(t *testing.T) {
+	onBackends(t, func(t *testing.T, backend string) {
+		var mu sync.Mutex
+		told := map[int]int{}
+		b := setup(t, backend, options{config: func(c *precompute.Config) {
+			c.OnBoardChanged = func(n int) {
+				mu.Lock()
+				told[n]++
+				mu.Unlock()
+			}
+		}})
+		ns := rangeN(5, 8)
+		b.ask(t, ns...)
+		b.start(t)
+		b.waitFinished(t, ns...)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range ns {
+			if told[n] != 2 {
+				t.Errorf("N=%d: told %d times, want 2 (planned, done)", n, told[n])
+			}
+		}
 	})
 }

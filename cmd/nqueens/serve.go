@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/nqueens/internal/metrics"
@@ -198,7 +199,17 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// It comes up in the background, workers and all (internal/service):
 	// the server answers at once, UNAVAILABLE for what needs the database
 	// until it is reachable, and /readyz says when it is.
-	up := service.NewStartup(service.Config{Database: db, Migrate: *migrate, Workers: workerFlags.engineConfig(logger),
+	// The boards this process's workers start, finish or fail: their
+	// subscribers hear of it at once (the server exists once the store's
+	// startup is set up, so the hook reads it late).
+	var served atomic.Pointer[server.Server]
+	engineCfg := workerFlags.engineConfig(logger)
+	engineCfg.OnBoardChanged = func(n int) {
+		if srv := served.Load(); srv != nil {
+			srv.Resolver().PokeBoard(n)
+		}
+	}
+	up := service.NewStartup(service.Config{Database: db, Migrate: *migrate, Workers: engineCfg,
 		Precompute: workerFlags.precompute, Logger: logger})
 	defer up.Close()
 	// The metrics at /metrics (internal/metrics): the API's store calls
@@ -220,6 +231,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if err != nil {
 		return err
 	}
+	served.Store(srv)
 	up.Mount(srv, cfg.Graph.AdminToken) // /readyz and /riverui
 	m.WatchDatabase(up.Store(), up, metricsDatabaseTimeout, logger)
 	// No token for the metrics: operators keep them on their network.
