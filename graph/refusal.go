@@ -53,11 +53,15 @@ func Refused(r *quota.Refusal) *Error {
 		"the server has %d %s, as many as it has at once for all clients; retry in %d s", r.Total, words.held, secs)}
 }
 
+// ReasonMemoryPerRequest is the reason of a request that alone would hold
+// more memory than a client's share: it can never be answered as it is.
+const ReasonMemoryPerRequest = "MEMORY_PER_REQUEST"
+
 func memoryRefused(r *quota.Refusal, pool string) *Error {
 	const retry = time.Second
 	switch {
 	case r.Asked > r.Share:
-		return &Error{Code: CodeBadUserInput, Reason: pool + "_PER_REQUEST", Message: fmt.Sprintf(
+		return &Error{Code: CodeBadUserInput, Reason: ReasonMemoryPerRequest, Message: fmt.Sprintf(
 			"this request would hold about %s of memory (its body, its document and its answer), more than the %s one client may hold at once; "+
 				"ask for fewer items (first/last), fewer fields or fewer aliases", mib(r.Asked), mib(r.Share))}
 	case r.Scope == quota.Share:

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/nqueens/nqueens/internal/quota"
 )
@@ -30,4 +31,18 @@ func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.AdmissionWait)
 	defer cancel()
 	return s.memory.Wait(ctx, client, requestOverhead+body)
+}
+
+// admission is a request's hold as its pricing grows it (graph.
+// Admission): each growth waits for room up to AdmissionWait, as the
+// request's admission did.
+type admission struct {
+	hold *quota.Hold
+	wait time.Duration
+}
+
+func (a admission) Grow(ctx context.Context, n int64) error {
+	ctx, cancel := context.WithTimeout(ctx, a.wait)
+	defer cancel()
+	return a.hold.Grow(ctx, n)
 }

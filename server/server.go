@@ -421,7 +421,7 @@ func (s *Server) newGraphQL() *handler.Server {
 			return ok
 		},
 	})
-	srv.Use(&graph.ComplexityLimit{Limit: cfg.ComplexityLimit})
+	srv.Use(&graph.ComplexityLimit{Limit: cfg.ComplexityLimit, DocumentBytes: func(q string) int64 { return documentCost(q, nil) }})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
 
@@ -503,7 +503,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer hold.Release()
-	ctx = graph.WithAdmission(ctx, hold)
+	ctx = graph.WithAdmission(ctx, admission{hold, s.cfg.AdmissionWait})
 	if r.Method == http.MethodPost {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != mediaJSON {

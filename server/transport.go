@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/quota"
 )
 
 // The HTTP transports, POST and GET, in place of gqlgen's. They follow
@@ -130,7 +132,16 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 	if errs != nil {
 		media := mediaType(r.Header.Get("Accept"))
 		setContentType(w, media)
-		w.WriteHeader(operationErrorStatus(errs, media))
+		status := operationErrorStatus(errs, media)
+		if refusal, ok := refusalOf(errs); ok {
+			// Refused by a share or a budget (the memory its answer
+			// needs): the status says which, whatever the media type.
+			status = refusalStatus(refusal.Code)
+			if refusal.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(graph.RetryAfterSeconds(refusal.RetryAfter)))
+			}
+		}
+		w.WriteHeader(status)
 		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
 		return
 	}
@@ -179,6 +190,24 @@ func operationErrorStatus(errs gqlerror.List, media string) int {
 		return http.StatusNotFound
 	}
 	return http.StatusBadRequest
+}
+
+// refusalOf returns the refusal among errs, when a share or a budget of
+// the server refused the operation (a *quota.Refusal, or the *graph.Error
+// made of one: RATE_LIMITED, UNAVAILABLE, or a request too large for any
+// share).
+func refusalOf(errs gqlerror.List) (*graph.Error, bool) {
+	for _, err := range errs {
+		var ref *quota.Refusal
+		if errors.As(err, &ref) {
+			return graph.Refused(ref), true
+		}
+		var e *graph.Error
+		if errors.As(err, &e) && (e.Code == graph.CodeRateLimited || e.Code == graph.CodeUnavailable || e.Reason == graph.ReasonMemoryPerRequest) {
+			return e, true
+		}
+	}
+	return nil, false
 }
 
 // setContentType sets the answer's media type, with its charset.
