@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
+	automemlimit "github.com/KimMachineGun/automemlimit/memlimit"
+
+	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/internal/storemetrics"
@@ -59,6 +60,10 @@ var serveEnv = []envFlag{
 	{"export-max-concurrent", "NQUEENS_EXPORT_MAX_CONCURRENT", "ExportMaxConcurrent"},
 	{"export-solver-max-n", "NQUEENS_EXPORT_SOLVER_MAX_N", "ExportSolverMaxN"},
 	{"client-ipv6-prefix", "NQUEENS_CLIENT_IPV6_PREFIX", "ClientIPv6Prefix"},
+	{"memory-limit", "NQUEENS_MEMORY_LIMIT", ""},
+	{"inflight-bytes", "NQUEENS_INFLIGHT_BYTES", "InflightBytes"},
+	{"inflight-bytes-per-client", "NQUEENS_INFLIGHT_BYTES_PER_CLIENT", "InflightBytesPerClient"},
+	{"admission-wait", "NQUEENS_ADMISSION_WAIT", "AdmissionWait"},
 	{"migrate", "NQUEENS_MIGRATE", ""},
 }
 
@@ -114,6 +119,13 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.IntVar(&cfg.ExportMaxConcurrent, "export-max-concurrent", def.ExportMaxConcurrent, "downloads of /export/{n}.csv and .ndjson running at once; past it they are refused with 503 ($NQUEENS_EXPORT_MAX_CONCURRENT)")
 	fs.IntVar(&cfg.ExportSolverMaxN, "export-solver-max-n", def.ExportSolverMaxN, "largest N /export enumerates with the solver when the store does not hold it; 0: none ($NQUEENS_EXPORT_SOLVER_MAX_N)")
 	fs.IntVar(&cfg.ClientIPv6Prefix, "client-ipv6-prefix", def.ClientIPv6Prefix, "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client ($NQUEENS_CLIENT_IPV6_PREFIX)")
+	// The memory budget decides the in-flight budgets unless they are
+	// given (memlimit; set after parsing).
+	var memoryLimit, inflight, inflightPerClient byteSize
+	fs.Var(&memoryLimit, "memory-limit", "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it, requests in flight hold up to a quarter of it; default: GOMEMLIMIT, else the container's cgroup limit, else 512MiB ($NQUEENS_MEMORY_LIMIT)")
+	fs.Var(&inflight, "inflight-bytes", "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait, then are refused with 503; default: a quarter of --memory-limit ($NQUEENS_INFLIGHT_BYTES)")
+	fs.Var(&inflightPerClient, "inflight-bytes-per-client", "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400); default: an eighth of --inflight-bytes ($NQUEENS_INFLIGHT_BYTES_PER_CLIENT)")
+	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", def.AdmissionWait, "how long a request waits for room in the in-flight memory before it is refused ($NQUEENS_ADMISSION_WAIT)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
@@ -143,6 +155,21 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 	// A page size smaller than the default page makes that page smaller.
 	cfg.Graph.DefaultPageSize = min(cfg.Graph.DefaultPageSize, cfg.Graph.MaxPageSize)
+	// The memory budget: the setting, GOMEMLIMIT, the container's limit
+	// or the default; the in-flight budgets follow it unless given.
+	budget, err := memlimit.Decide(memlimit.Inputs{Setting: int64(memoryLimit), SettingName: setting("memory-limit"),
+		LookupEnv: c.lookupEnv, Cgroup: automemlimit.FromCgroup, Default: server.DefaultMemoryBudget})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	cfg.InflightBytes = server.DefaultInflightBytes(budget.Bytes)
+	if isSet(fs, "inflight-bytes") {
+		cfg.InflightBytes = int64(inflight)
+	}
+	cfg.InflightBytesPerClient = cfg.InflightBytes / 8
+	if isSet(fs, "inflight-bytes-per-client") {
+		cfg.InflightBytesPerClient = int64(inflightPerClient)
+	}
 	if err := cfg.Check(); err != nil {
 		return settingError(err, serveEnv)
 	}
@@ -158,13 +185,15 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 
 	logger := logFlags.logger(c.stderr)
-	// A server's heap is small (tens of MB) and its garbage short-lived
-	// (a page is many small objects): collecting at 5× the live heap
-	// instead of Go's default 2× costs tens of MB and saves a fifth of the
-	// CPU under load (docs/PERFORMANCE.md, "GraphQL API"). GOGC, when set,
-	// decides instead.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+	// The runtime's soft limit and GOGC, for as long as serve runs (the
+	// tests run it in their own process).
+	defer budget.Apply()()
+	logger.Info("memory budget", "budget", memlimit.Format(budget.Bytes), "source", string(budget.Source),
+		"soft_limit", memlimit.Format(budget.SoftLimit), "gogc", budget.GOGC, "gogc_source", budget.GOGCSource,
+		"inflight_bytes", memlimit.Format(cfg.InflightBytes), "inflight_bytes_per_client", memlimit.Format(cfg.InflightBytesPerClient),
+		"admission_wait", cfg.AdmissionWait.String())
+	if budget.CgroupProblem != "" {
+		logger.Warn("the container's memory limit could not be read; the budget is the default", "error", budget.CgroupProblem)
 	}
 	// Listen first: a bad address fails before the database is touched.
 	ln, err := net.Listen("tcp", *addr)
@@ -201,6 +230,8 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 	up.Mount(srv, cfg.Graph.AdminToken) // /readyz and /riverui
 	m.WatchDatabase(up.Store(), up, metricsDatabaseTimeout, logger)
+	m.WatchPools(srv.Pools)
+	m.MemoryBudget(budget.Bytes)
 	// No token for the metrics: operators keep them on their network.
 	srv.Handle("GET /metrics", m.Handler())
 	srv.Handle("/", web.Handler()) // the board viewer
