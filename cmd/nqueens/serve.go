@@ -189,7 +189,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// tests run it in their own process).
 	defer budget.Apply()()
 	logger.Info("memory budget", "budget", memlimit.Format(budget.Bytes), "source", string(budget.Source),
-		"soft_limit", memlimit.Format(budget.SoftLimit), "gogc", budget.GOGC, "gogc_source", budget.GOGCSource,
+		"soft_limit", memlimit.Approx(budget.SoftLimit), "gogc", budget.GOGC, "gogc_source", budget.GOGCSource,
 		"inflight_bytes", memlimit.Format(cfg.InflightBytes), "inflight_bytes_per_client", memlimit.Format(cfg.InflightBytesPerClient),
 		"admission_wait", cfg.AdmissionWait.String())
 	if budget.CgroupProblem != "" {

@@ -217,3 +217,17 @@ func Format(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Approx writes a byte count for people, in the largest unit it has at
+// least one of, to a tenth where it is not whole ("460.8MiB").
+func Approx(n int64) string {
+	for _, u := range units[:4] {
+		if n >= 1<<u.shift {
+			if n%(1<<u.shift) == 0 {
+				return strconv.FormatInt(n>>u.shift, 10) + u.suffix
+			}
+			return strconv.FormatFloat(float64(n)/float64(int64(1)<<u.shift), 'f', 1, 64) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}

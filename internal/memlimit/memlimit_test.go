@@ -130,6 +130,11 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("Format(%d) = %q, want %q", n, got, want)
 		}
 	}
+	for n, want := range map[int64]string{512 * mib: "512MiB", 483183820: "460.8MiB", 1536 << 10: "1.5MiB", 1000: "1000B", 3 << 30: "3GiB"} {
+		if got := memlimit.Approx(n); got != want {
+			t.Errorf("Approx(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 // TestApply sets the runtime's soft limit and GOGC, and restore puts back
