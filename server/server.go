@@ -339,7 +339,7 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s.exports = make(chan struct{}, cfg.ExportMaxConcurrent)
-	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes)
+	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
@@ -540,6 +540,12 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	ctx, hint := graph.WithCacheHint(ctx)
 	r = r.WithContext(ctx)
 
+	if r.Method == http.MethodPost {
+		// A POST's answer gets no ETag: it goes to the client as gqlgen
+		// writes it, without a copy (of megabytes, for the largest).
+		s.gql.ServeHTTP(w, r)
+		return
+	}
 	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
 	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
@@ -610,8 +616,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code g
 	_, _ = w.Write(body)
 }
 
-// recorder holds gqlgen's answer so that its status can be fixed and its
-// body given an ETag before anything is sent.
+// recorder holds gqlgen's answer to a GET so that its status can be fixed
+// and its body given an ETag before anything is sent.
 type recorder struct {
 	header http.Header
 	status int

@@ -1,0 +1,322 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/memlimit"
+	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// The memory budget under attack: many clients asking for heavy answers
+// at once, one client flooding large and slow bodies, documents whose
+// answers are far larger than they are. Each test applies the default
+// budget's soft limit to the test's process, as serve does, and checks
+// what every attack checks (aftermath_test.go).
+
+// withDefaultBudget gives the process the runtime's soft limit and GOGC
+// of the default memory budget (as serve does without settings) until
+// the test ends.
+func withDefaultBudget(t *testing.T) {
+	t.Helper()
+	budget, err := memlimit.Decide(memlimit.Inputs{Default: server.DefaultMemoryBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(budget.Apply())
+	t.Logf("the default budget: %s, the runtime's soft limit %s, GOGC %d", memlimit.Format(budget.Bytes), memlimit.Approx(budget.SoftLimit), budget.GOGC)
+}
+
+// heavyRequest is an honest request with a heavy answer, and how to check
+// that answer against the solver.
+type heavyRequest struct {
+	name  string
+	query string
+	check func(t *testing.T, data json.RawMessage)
+}
+
+// heavyRequests are what the flood's clients ask for: a page of all the
+// solutions of N=10 with their forms and pictures (1.9 MB), introspection
+// of the whole schema three times over, two completions of boards of
+// 10,000 rows, filtered counts and pages. Each holds megabytes while
+// answered (what its answer and its searches take).
+func heavyRequests(b *apitest.Bundle) []heavyRequest {
+	return []heavyRequest{
+		{"a page of N=10 with pictures", "{ solutions(n: 10, first: 1000) { nodes { placement rows matrix svg } } }", func(t *testing.T, data json.RawMessage) {
+			var got struct {
+				Solutions struct {
+					Nodes []struct {
+						Placement solver.Placement
+						Rows      []string
+						Matrix    [][]int
+						Svg       string
+					}
+				}
+			}
+			decode(t, data, &got)
+			want, err := solver.Page(context.Background(), solver.PageQuery{N: 10, Limit: 1000})
+			if err != nil || len(got.Solutions.Nodes) != len(want) {
+				t.Fatalf("%d solutions of N=10, the solver has %d (%v)", len(got.Solutions.Nodes), len(want), err)
+			}
+			for i, p := range want {
+				n := got.Solutions.Nodes[i]
+				if n.Placement.Compare(p) != 0 || !slices.Equal(n.Rows, p.Rows()) || fmt.Sprint(n.Matrix) != fmt.Sprint(p.Matrix()) || n.Svg != graph.BoardSVG(p, 400) {
+					t.Fatalf("solution %d: got %v, the solver's is %v", i, n.Placement, p)
+				}
+			}
+		}},
+		{"introspection ×3", aliases(3, "__schema { types { name description fields { name description args { name description type { name kind } } } } }"), func(t *testing.T, data json.RawMessage) {
+			var got map[string]struct {
+				Types []struct{ Name string }
+			}
+			decode(t, data, &got)
+			types := graph.NewSchema(b.Server.Resolver()).Schema().Types
+			for alias, s := range got {
+				if len(s.Types) != len(types) {
+					t.Fatalf("%s: %d types, the schema has %d", alias, len(s.Types), len(types))
+				}
+				for _, typ := range s.Types {
+					if types[typ.Name] == nil {
+						t.Fatalf("%s: type %q is not in the schema", alias, typ.Name)
+					}
+				}
+			}
+		}},
+		{"two completions of N=10,000", `{ a: complete(n: 10000, queens: [{row: 0, col: 1}]) { state placement } b: complete(n: 10000, queens: [{row: 5000, col: 7}]) { state placement } }`,
+			func(t *testing.T, data json.RawMessage) {
+				var got map[string]struct {
+					State     string
+					Placement solver.Placement
+				}
+				decode(t, data, &got)
+				for alias, pin := range map[string]solver.Square{"a": {Row: 0, Col: 1}, "b": {Row: 5000, Col: 7}} {
+					c := got[alias]
+					if c.State != "COMPLETED" || solver.ValidateN(10000, c.Placement) != nil || c.Placement[pin.Row] != pin.Col {
+						t.Fatalf("%s: %s, a placement of %d rows (valid: %v)", alias, c.State, len(c.Placement), solver.ValidateN(10000, c.Placement))
+					}
+				}
+			}},
+		{"filtered counts and pages", `{ count(n: 10, where: {queens: [{row: 0, col: 1}]}) { total unique squareCounts }
+			solutions(n: 11, first: 200, where: {empty: [{row: 3, col: 3}]}) { totalCount nodes { placement svg } } }`, func(t *testing.T, data json.RawMessage) {
+			var got struct {
+				Count struct {
+					Total, Unique string
+					SquareCounts  [][]string
+				}
+				Solutions struct {
+					TotalCount string
+					Nodes      []struct {
+						Placement solver.Placement
+						Svg       string
+					}
+				}
+			}
+			decode(t, data, &got)
+			ctx := context.Background()
+			pinned := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}}
+			c, err := solver.CountFiltered(ctx, 10, pinned, solver.CountOptions{})
+			if err != nil || got.Count.Total != fmt.Sprint(c.Total) || got.Count.Unique != fmt.Sprint(c.Unique) || len(got.Count.SquareCounts) != 10 ||
+				got.Count.SquareCounts[0][1] != fmt.Sprint(c.Total) {
+				t.Fatalf("count: %+v, the solver's %+v (%v)", got.Count, c, err)
+			}
+			empty := solver.Filter{Empty: []solver.Square{{Row: 3, Col: 3}}}
+			total, err := solver.CountFiltered(ctx, 11, empty, solver.CountOptions{})
+			page, perr := solver.Page(ctx, solver.PageQuery{N: 11, Limit: 200, Filter: empty})
+			if err != nil || perr != nil || got.Solutions.TotalCount != fmt.Sprint(total.Total) || len(got.Solutions.Nodes) != len(page) {
+				t.Fatalf("filtered page: total %s, %d nodes; the solver's %d, %d (%v, %v)", got.Solutions.TotalCount, len(got.Solutions.Nodes), total.Total, len(page), err, perr)
+			}
+			for i, p := range page {
+				if n := got.Solutions.Nodes[i]; n.Placement.Compare(p) != 0 || n.Svg != graph.BoardSVG(p, 400) {
+					t.Fatalf("filtered solution %d: %v, the solver's %v", i, n.Placement, p)
+				}
+			}
+		}},
+	}
+}
+
+func decode(t *testing.T, data json.RawMessage, v any) {
+	t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("decoding %.200s: %v", data, err)
+	}
+}
+
+// reference answers each heavy request once, before any attack, checks
+// it against the solver and returns the hash of its answer: every answer
+// the attack accepts must be the same.
+func reference(t *testing.T, b *apitest.Bundle, reqs []heavyRequest) map[string][32]byte {
+	t.Helper()
+	c := from(t, b, "127.0.0.19")
+	defer c.HTTP.CloseIdleConnections()
+	sums := map[string][32]byte{}
+	for _, req := range reqs {
+		r := c.Post(t, apitest.Request{Query: req.query})
+		if r.Status != http.StatusOK || len(r.Errors) > 0 {
+			t.Fatalf("%s alone: status %d: %.300s", req.name, r.Status, r.Raw)
+		}
+		req.check(t, r.Data)
+		sums[req.name] = sha256.Sum256(r.Raw)
+	}
+	return sums
+}
+
+// outcomes counts what a flood's requests got.
+type outcomes struct {
+	mu                     sync.Mutex
+	accepted, tooMany, off int // 200 and right; 429; 503
+	timedOut               int // 200 with a TIMEOUT error: the server was too busy to finish it
+	wrong                  []string
+}
+
+func (o *outcomes) fail(format string, a ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.wrong) < 10 {
+		o.wrong = append(o.wrong, fmt.Sprintf(format, a...))
+	}
+}
+
+// ask sends one request and counts its outcome: an answer of 200 must be
+// the reference (its hash, so that 50 clients do not hold 50 answers), a
+// refusal must be 429 or 503 with Retry-After and say which bound.
+func (o *outcomes) ask(c *http.Client, url string, req heavyRequest, want [32]byte) {
+	body, _ := json.Marshal(apitest.Request{Query: req.query})
+	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		o.fail("%s: %v", req.name, err)
+		return
+	}
+	defer resp.Body.Close()
+	var head bytes.Buffer // the start of the answer, where errors come
+	h := sha256.New()
+	if _, err := io.Copy(h, io.TeeReader(resp.Body, &limitedWriter{&head, 4 << 10})); err != nil {
+		o.fail("%s: reading the answer: %v", req.name, err)
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var refusal struct {
+		Errors []apitest.Error `json:"errors"`
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if [32]byte(h.Sum(nil)) == want {
+			o.accepted++
+			return
+		}
+		if bytes.HasPrefix(head.Bytes(), []byte(`{"errors":[{`)) && bytes.Contains(head.Bytes(), []byte(`"code":"TIMEOUT"`)) {
+			o.timedOut++
+			return
+		}
+		o.wrong = append(o.wrong, fmt.Sprintf("%s: a different answer: %.300s", req.name, head.Bytes()))
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		_ = json.Unmarshal(head.Bytes(), &refusal)
+		reason := ""
+		if len(refusal.Errors) > 0 {
+			reason, _ = refusal.Errors[0].Extensions["reason"].(string)
+		}
+		if resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(reason, "MEMORY_") {
+			o.wrong = append(o.wrong, fmt.Sprintf("%s: %d without Retry-After or a memory reason: %.300s", req.name, resp.StatusCode, head.Bytes()))
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			o.tooMany++
+		} else {
+			o.off++
+		}
+	default:
+		o.wrong = append(o.wrong, fmt.Sprintf("%s: status %d: %.300s", req.name, resp.StatusCode, head.Bytes()))
+	}
+}
+
+// limitedWriter keeps the first n bytes written to it.
+type limitedWriter struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if room := w.n - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// honestDuring has the honest client (another address) ask for a page,
+// an export and a subscription every second until done is closed.
+func honestDuring(t *testing.T, b *apitest.Bundle, done <-chan struct{}) {
+	t.Helper()
+	var slowest time.Duration
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			t.Logf("the honest client at 127.0.0.9 was answered in at most %s (%d rounds of a page, an export and a subscription)", slowest, i)
+			return
+		case <-time.After(time.Second):
+		}
+		slowest = max(slowest, honestPage(t, b, "127.0.0.9"), honestExport(t, b, "127.0.0.9"), honestSubscription(t, b, "127.0.0.9"))
+	}
+}
+
+// TestAbuseHeavyAnswers: 50 clients (127.0.0.20 to .69) ask for heavy
+// answers, each as soon as its last is answered, for 10 s: the requests
+// in flight hold what their answers take, so the server sheds some (429,
+// 503 with Retry-After) and answers the others right; the process stays
+// within the memory budget, another client is answered within 1 s
+// throughout, and the process is back at its baseline after.
+func TestAbuseHeavyAnswers(t *testing.T) {
+	b := apitest.Setup(t)
+	withDefaultBudget(t)
+	reqs := heavyRequests(b)
+	want := reference(t, b, reqs)
+	before := takeBaseline(t)
+	stop := watchRSS(t)
+
+	const clients = 50
+	var o outcomes
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(10 * time.Second)
+	var sent atomic.Int64
+	for i := range clients {
+		c := from(t, b, fmt.Sprintf("127.0.0.%d", 20+i))
+		wg.Go(func() {
+			defer c.HTTP.CloseIdleConnections()
+			for k := i; time.Now().Before(deadline); k++ {
+				req := reqs[k%len(reqs)]
+				sent.Add(1)
+				o.ask(c.HTTP, b.URL, req, want[req.name])
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	honestDuring(t, b, done)
+	withinBudget(t, stop())
+
+	t.Logf("%d requests: %d answered right, %d refused 429, %d refused 503, %d timed out", sent.Load(), o.accepted, o.tooMany, o.off, o.timedOut)
+	for _, w := range o.wrong {
+		t.Error(w)
+	}
+	if o.tooMany+o.off == 0 {
+		t.Error("nothing was refused: the requests in flight did not fill the budget")
+	}
+	if o.accepted == 0 {
+		t.Error("nothing was answered")
+	}
+	answersNext(t, b)
+	b.HTTP.CloseIdleConnections() // back at the baseline's descriptors
+	before.restored(t, 32<<20)
+}
