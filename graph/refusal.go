@@ -17,6 +17,7 @@ const (
 	PoolExports     = "exports"
 	PoolMemory      = "memory"
 	PoolSolver      = "solver"
+	PoolAnswers     = "answers"
 )
 
 var poolWords = map[string]struct {
@@ -27,6 +28,7 @@ var poolWords = map[string]struct {
 	PoolWebsockets:  {"websockets open", 5 * time.Second},
 	PoolExports:     {"exports running", 10 * time.Second},
 	PoolSolver:      {"searches waiting for the solver", time.Second},
+	PoolAnswers:     {"heavy answers being computed", time.Second},
 }
 
 // Refused is the API's error for a request a quota.Pool refused: when the

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/nqueens/internal/quota"
@@ -35,14 +36,19 @@ func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
 
 // admission is a request's hold as its pricing grows it (graph.
 // Admission): each growth waits for room up to AdmissionWait, as the
-// request's admission did.
+// request's admission did. grown is what its pricing held (turns.go).
 type admission struct {
-	hold *quota.Hold
-	wait time.Duration
+	hold  *quota.Hold
+	wait  time.Duration
+	grown atomic.Int64
 }
 
-func (a admission) Grow(ctx context.Context, n int64) error {
+func (a *admission) Grow(ctx context.Context, n int64) error {
 	ctx, cancel := context.WithTimeout(ctx, a.wait)
 	defer cancel()
-	return a.hold.Grow(ctx, n)
+	if err := a.hold.Grow(ctx, n); err != nil {
+		return err
+	}
+	a.grown.Add(n)
+	return nil
 }

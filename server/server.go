@@ -19,6 +19,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,6 +144,11 @@ type Config struct {
 	// client's share is refused at once (BAD_USER_INPUT).
 	InflightBytes, InflightBytesPerClient int64
 	AdmissionWait                         time.Duration
+	// AnswerSlots bounds the heavy answers computed at once (those whose
+	// pricing holds a megabyte or more), one per client at a time: the
+	// others wait their turn, clients computing none first, up to
+	// AdmissionWait (turns.go).
+	AnswerSlots int
 	// OnOperation, when set, is told how each GraphQL query and mutation
 	// went (for metrics).
 	OnOperation func(Operation)
@@ -233,7 +239,11 @@ func DefaultConfig() Config {
 		// Answers of the client's own earlier requests take milliseconds:
 		// a wait this long means the server is saturated.
 		AdmissionWait: 2 * time.Second,
-		Logger:        slog.Default(),
+		// A heavy answer keeps a core busy: half the cores, so that the
+		// other half stays for every other request (and the solver's
+		// searches, and the workers).
+		AnswerSlots: max(1, runtime.GOMAXPROCS(0)/2),
+		Logger:      slog.Default(),
 	}
 }
 
@@ -290,6 +300,7 @@ func (c Config) Check() error {
 		configcheck.AtLeast("InflightBytes", c.InflightBytes, 1<<20),
 		configcheck.Between("InflightBytesPerClient", c.InflightBytesPerClient, 64<<10, c.InflightBytes, "at most InflightBytes"),
 		configcheck.Positive("AdmissionWait", c.AdmissionWait),
+		configcheck.AtLeast("AnswerSlots", c.AnswerSlots, 1),
 		configcheck.Logger("Logger", c.Logger == nil),
 	)
 	switch {
@@ -313,6 +324,8 @@ type Server struct {
 	limiter  *rateLimiter  // nil: no rate limit
 	exports  chan struct{} // a slot per export running (ExportMaxConcurrent)
 	memory   *quota.Pool   // bytes held by requests in flight (InflightBytes)
+	answers  *quota.Pool   // turns to compute heavy answers (AnswerSlots; turns.go)
+	present  graphql.ErrorPresenterFunc
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -331,15 +344,16 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res, present: graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout)}
 	s.closing, s.close = context.WithCancel(context.Background())
+	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
+	s.answers = quota.New(graph.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
 	s.gql = s.newGraphQL()
 	if cfg.RateLimit > 0 {
 		s.limiter = newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
 
 	s.exports = make(chan struct{}, cfg.ExportMaxConcurrent)
-	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
@@ -382,7 +396,7 @@ func (s *Server) Close() { s.close() }
 // Pools returns what the server shares between clients, each with its
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
-func (s *Server) Pools() []*quota.Pool { return []*quota.Pool{s.memory} }
+func (s *Server) Pools() []*quota.Pool { return []*quota.Pool{s.memory, s.answers} }
 
 // Resolver returns the root resolver, with its options in effect.
 func (s *Server) Resolver() *graph.Resolver { return s.resolver }
@@ -433,7 +447,7 @@ func (s *Server) newGraphQL() *handler.Server {
 		ctx = s.resolver.WithOperation(ctx)
 		op := graphql.GetOperationContext(ctx).Operation
 		if _, ok := ctx.Deadline(); ok || op == nil || op.Operation == ast.Subscription {
-			return next(ctx)
+			return s.inTurn(next(ctx))
 		}
 		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 		h := next(ctx)
@@ -443,7 +457,7 @@ func (s *Server) newGraphQL() *handler.Server {
 		}
 	})
 
-	srv.SetErrorPresenter(graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout))
+	srv.SetErrorPresenter(s.present)
 	srv.SetRecoverFunc(graph.RecoverFunc(cfg.Logger))
 	return srv
 }
@@ -503,7 +517,9 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer hold.Release()
-	ctx = graph.WithAdmission(ctx, admission{hold, s.cfg.AdmissionWait})
+	adm := &admission{hold: hold, wait: s.cfg.AdmissionWait}
+	ctx = graph.WithAdmission(ctx, adm)
+	ctx = context.WithValue(ctx, turnKey{}, adm)
 	if r.Method == http.MethodPost {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != mediaJSON {

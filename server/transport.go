@@ -160,7 +160,35 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 	}
 	setContentType(w, mediaType(r.Header.Get("Accept")))
 	responses, ctx := exec.DispatchOperation(ctx, rc)
-	writeResponse(w, responses(ctx))
+	resp := responses(ctx)
+	if status, retryAfter, ok := refusedAnswer(resp); ok {
+		// Refused a turn to compute it (turns.go): no data, and the
+		// status and Retry-After of the refusal.
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		w.WriteHeader(status)
+	}
+	writeResponse(w, resp)
+}
+
+// refusedAnswer says whether resp is a refusal made in place of an answer
+// (no data, a RATE_LIMITED or UNAVAILABLE error with a retryAfter), and
+// its status and Retry-After in seconds.
+func refusedAnswer(resp *graphql.Response) (status, retryAfter int, ok bool) {
+	if resp == nil || len(resp.Data) > 0 || len(resp.Errors) == 0 {
+		return 0, 0, false
+	}
+	ext := resp.Errors[0].Extensions
+	retry, ok := ext["retryAfter"].(int)
+	if !ok {
+		return 0, 0, false
+	}
+	switch ext["code"] {
+	case string(graph.CodeRateLimited):
+		return http.StatusTooManyRequests, retry, true
+	case string(graph.CodeUnavailable):
+		return http.StatusServiceUnavailable, retry, true
+	}
+	return 0, 0, false
 }
 
 // answerRequestError answers a request that is not a well-formed

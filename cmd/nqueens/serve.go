@@ -64,6 +64,7 @@ var serveEnv = []envFlag{
 	{"inflight-bytes", "NQUEENS_INFLIGHT_BYTES", "InflightBytes"},
 	{"inflight-bytes-per-client", "NQUEENS_INFLIGHT_BYTES_PER_CLIENT", "InflightBytesPerClient"},
 	{"admission-wait", "NQUEENS_ADMISSION_WAIT", "AdmissionWait"},
+	{"answer-slots", "NQUEENS_ANSWER_SLOTS", "AnswerSlots"},
 	{"migrate", "NQUEENS_MIGRATE", ""},
 }
 
@@ -125,7 +126,8 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.Var(&memoryLimit, "memory-limit", "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it, requests in flight hold up to a quarter of it; default: GOMEMLIMIT, else the container's cgroup limit, else 512MiB ($NQUEENS_MEMORY_LIMIT)")
 	fs.Var(&inflight, "inflight-bytes", "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait, then are refused with 503; default: a quarter of --memory-limit ($NQUEENS_INFLIGHT_BYTES)")
 	fs.Var(&inflightPerClient, "inflight-bytes-per-client", "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400); default: an eighth of --inflight-bytes ($NQUEENS_INFLIGHT_BYTES_PER_CLIENT)")
-	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", def.AdmissionWait, "how long a request waits for room in the in-flight memory before it is refused ($NQUEENS_ADMISSION_WAIT)")
+	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", def.AdmissionWait, "how long a request waits for room in the in-flight memory, or for its turn to compute a heavy answer, before it is refused ($NQUEENS_ADMISSION_WAIT)")
+	fs.IntVar(&cfg.AnswerSlots, "answer-slots", def.AnswerSlots, "heavy answers (priced at 1 MiB or more) computed at once, one per client at a time; the others wait their turn; default: half the cores ($NQUEENS_ANSWER_SLOTS)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
@@ -191,7 +193,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	logger.Info("memory budget", "budget", memlimit.Format(budget.Bytes), "source", string(budget.Source),
 		"soft_limit", memlimit.Approx(budget.SoftLimit), "gogc", budget.GOGC, "gogc_source", budget.GOGCSource,
 		"inflight_bytes", memlimit.Format(cfg.InflightBytes), "inflight_bytes_per_client", memlimit.Format(cfg.InflightBytesPerClient),
-		"admission_wait", cfg.AdmissionWait.String())
+		"admission_wait", cfg.AdmissionWait.String(), "answer_slots", cfg.AnswerSlots)
 	if budget.CgroupProblem != "" {
 		logger.Warn("the container's memory limit could not be read; the budget is the default", "error", budget.CgroupProblem)
 	}
