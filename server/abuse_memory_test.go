@@ -333,3 +333,213 @@ func TestAbuseHeavyAnswers(t *testing.T) {
 	b.HTTP.CloseIdleConnections() // back at the baseline's descriptors
 	before.restored(t, 32<<20)
 }
+
+// underAttack takes the baseline, runs attack (which returns when the
+// attack is over) while the honest client asks every second and the
+// resident memory is watched, then checks both, that the server still
+// answers, and that the process is back at its baseline.
+func underAttack(t *testing.T, b *apitest.Bundle, attack func()) {
+	t.Helper()
+	before := takeBaseline(t)
+	stop := watchRSS(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		attack()
+	}()
+	honestDuring(t, b, done)
+	withinBudget(t, stop())
+	answersNext(t, b)
+	b.HTTP.CloseIdleConnections()
+	before.restored(t, 16<<20)
+}
+
+// slowBody is a request body that comes in pieces of 64 KiB every 150
+// ms: a client on a slow line.
+type slowBody struct {
+	r    io.Reader
+	sent int
+}
+
+func (s *slowBody) Read(p []byte) (int, error) {
+	if s.sent > 0 {
+		time.Sleep(150 * time.Millisecond)
+	}
+	n, err := s.r.Read(p[:min(len(p), 64<<10)])
+	s.sent += n
+	return n, err
+}
+
+// TestAbuseLargeBodies: one address (127.0.0.30) sends request bodies of
+// 1 MiB, 40 at a time as fast as it can and 20 at a time slowly (3 s
+// each), for 8 s: it holds no more than its share of the requests'
+// memory, past which it is refused 429 with Retry-After, never 503 (the
+// others are not crowded out); the honest client is answered in time.
+func TestAbuseLargeBodies(t *testing.T) {
+	b := apitest.Setup(t)
+	withDefaultBudget(t)
+	const attacker = "127.0.0.30"
+	share := server.DefaultConfig().InflightBytesPerClient
+	pad := strings.Repeat("x", 1<<20-100)
+	body, _ := json.Marshal(apitest.Request{Query: "{ count(n: 8) { total } } #" + pad})
+	pool := b.Server.Pools()[0]
+	var most atomic.Int64
+	counts := map[int]int{}
+	var mu sync.Mutex
+	var wrong []string
+	c := from(t, b, attacker)
+	send := func(r io.Reader) {
+		req, _ := http.NewRequest(http.MethodPost, b.URL, r)
+		req.ContentLength = int64(len(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.HTTP.Do(req)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			wrong = append(wrong, err.Error())
+			return
+		}
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		counts[resp.StatusCode]++
+		switch resp.StatusCode {
+		case http.StatusOK:
+		case http.StatusTooManyRequests:
+			if resp.Header.Get("Retry-After") == "" || !bytes.Contains(head, []byte(`"MEMORY_PER_CLIENT"`)) {
+				wrong = append(wrong, fmt.Sprintf("429 without Retry-After or MEMORY_PER_CLIENT: %s", head))
+			}
+		default:
+			wrong = append(wrong, fmt.Sprintf("status %d: %.300s", resp.StatusCode, head))
+		}
+	}
+	underAttack(t, b, func() {
+		deadline := time.Now().Add(8 * time.Second)
+		var wg sync.WaitGroup
+		for i := range 60 {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					if i < 20 {
+						send(&slowBody{r: bytes.NewReader(body)})
+					} else {
+						send(bytes.NewReader(body))
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				most.Store(max(most.Load(), pool.HeldBy(attacker)))
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+		wg.Wait()
+		c.HTTP.CloseIdleConnections()
+	})
+	t.Logf("answers to the attacker by status: %v; it held at most %.1f MiB of its share of %.1f MiB", counts, mib(uint64(most.Load())), mib(uint64(share)))
+	for _, w := range wrong[:min(len(wrong), 10)] {
+		t.Error(w)
+	}
+	if counts[http.StatusTooManyRequests] == 0 {
+		t.Error("the attacker was never refused")
+	}
+	if most.Load() > share {
+		t.Errorf("the attacker held %d bytes, past its share of %d", most.Load(), share)
+	}
+}
+
+// introspectionAliases is a document of k aliases of the schema's types,
+// fields and arguments with their descriptions: about 100 bytes of
+// document for 40 kB of answer each.
+func introspectionAliases(k int) string {
+	return aliases(k, "__schema { types { name description fields { name description args { name description } } } }")
+}
+
+// TestAbuseIntrospectionAliases: a document of 190 aliases of
+// introspection (19 kB, within every limit of documents, and of no
+// complexity) would answer 7 MB: it is refused by its price, 400
+// MEMORY_PER_REQUEST, before it is computed, 10 at a time for 5 s; five
+// aliases are answered.
+func TestAbuseIntrospectionAliases(t *testing.T) {
+	b := apitest.Setup(t)
+	withDefaultBudget(t)
+	doc := introspectionAliases(190)
+	if r := b.Post(t, apitest.Request{Query: introspectionAliases(5)}); r.Status != http.StatusOK || len(r.Errors) > 0 {
+		t.Fatalf("five aliases: %d %.300s", r.Status, r.Raw)
+	}
+	var refused, other atomic.Int64
+	var slowest atomic.Int64
+	underAttack(t, b, func() {
+		deadline := time.Now().Add(5 * time.Second)
+		var wg sync.WaitGroup
+		for i := range 10 {
+			c := from(t, b, fmt.Sprintf("127.0.0.%d", 40+i))
+			wg.Go(func() {
+				defer c.HTTP.CloseIdleConnections()
+				for time.Now().Before(deadline) {
+					start := time.Now()
+					r := c.Post(t, apitest.Request{Query: doc})
+					slowest.Store(max(slowest.Load(), int64(time.Since(start))))
+					if r.Status == http.StatusBadRequest && r.Reason() == "MEMORY_PER_REQUEST" {
+						refused.Add(1)
+					} else {
+						other.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+	t.Logf("%d documents of %d bytes refused by their price (the slowest refusal took %s), %d otherwise answered", refused.Load(), len(doc), time.Duration(slowest.Load()), other.Load())
+	if refused.Load() == 0 || other.Load() > 0 {
+		t.Errorf("%d refused, %d otherwise answered: want every one refused", refused.Load(), other.Load())
+	}
+}
+
+// TestAbuseLargerThanShare: a request that alone would hold more than a
+// client's share (a page of 1000 pictures of N=16: about 28 MiB) is
+// refused at once, 400 MEMORY_PER_REQUEST, even while its client's share
+// is held by its other requests (a refusal that waited for room would
+// take the admission wait, 2 s); sent 10 at a time for 5 s.
+func TestAbuseLargerThanShare(t *testing.T) {
+	b := apitest.Setup(t)
+	withDefaultBudget(t)
+	const attacker = "127.0.0.31"
+	wait := server.DefaultConfig().AdmissionWait
+	// The attacker's share is held by requests whose bodies stall.
+	for range 15 {
+		stallBody(t, b, attacker, 1<<20)
+	}
+	c := from(t, b, attacker)
+	heavy := apitest.Request{Query: "{ solutions(n: 16, first: 1000) { nodes { svg rows matrix } } }"}
+	var refused, other atomic.Int64
+	var slowest atomic.Int64
+	underAttack(t, b, func() {
+		deadline := time.Now().Add(5 * time.Second)
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					start := time.Now()
+					r := c.Post(t, heavy)
+					slowest.Store(max(slowest.Load(), int64(time.Since(start))))
+					if r.Status == http.StatusBadRequest && r.Reason() == "MEMORY_PER_REQUEST" && r.Header.Get("Retry-After") == "" {
+						refused.Add(1)
+					} else {
+						other.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		c.HTTP.CloseIdleConnections()
+	})
+	t.Logf("%d requests larger than a share refused at once (the slowest in %s; the admission wait is %s), %d otherwise answered",
+		refused.Load(), time.Duration(slowest.Load()), wait, other.Load())
+	if refused.Load() == 0 || other.Load() > 0 {
+		t.Errorf("%d refused, %d otherwise answered: want every one refused", refused.Load(), other.Load())
+	}
+	if time.Duration(slowest.Load()) >= wait {
+		t.Errorf("the slowest refusal took %s: it waited for room (the admission wait is %s)", time.Duration(slowest.Load()), wait)
+	}
+}
