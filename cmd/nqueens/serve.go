@@ -123,7 +123,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// The memory budget decides the in-flight budgets unless they are
 	// given (memlimit; set after parsing).
 	var memoryLimit, inflight, inflightPerClient byteSize
-	fs.Var(&memoryLimit, "memory-limit", "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it, requests in flight hold up to a quarter of it; default: GOMEMLIMIT, else the container's cgroup limit, else 512MiB ($NQUEENS_MEMORY_LIMIT)")
+	fs.Var(&memoryLimit, "memory-limit", "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), requests in flight hold up to a quarter of it; default: GOMEMLIMIT, else the container's cgroup limit, else 512MiB ($NQUEENS_MEMORY_LIMIT)")
 	fs.Var(&inflight, "inflight-bytes", "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait, then are refused with 503; default: a quarter of --memory-limit ($NQUEENS_INFLIGHT_BYTES)")
 	fs.Var(&inflightPerClient, "inflight-bytes-per-client", "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400); default: an eighth of --inflight-bytes ($NQUEENS_INFLIGHT_BYTES_PER_CLIENT)")
 	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", def.AdmissionWait, "how long a request waits for room in the in-flight memory, or for its turn to compute a heavy answer, before it is refused ($NQUEENS_ADMISSION_WAIT)")

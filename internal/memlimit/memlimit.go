@@ -28,13 +28,21 @@ const (
 	FromDefault    Source = "default"    // none of those: Inputs.Default
 )
 
-// SoftLimitPercent is the share of the budget the Go runtime's soft limit
-// is set to. The rest is memory the runtime does not manage, which the
-// limit cannot see: SQLite's page cache and its other allocations (modernc
-// SQLite allocates outside the Go heap), the binary's mapped text and
-// data, and the stacks of threads in system calls. docs/PERFORMANCE.md
-// ("Memory budget") has what was measured outside the runtime's account.
-const SoftLimitPercent = 90
+// The Go runtime's soft limit is the budget less what the runtime does not
+// manage, which the limit cannot see: the binary's text and data, the
+// stacks of threads in system calls, and SQLite's page cache and other
+// allocations (modernc SQLite allocates outside the Go heap). Measured
+// under a flood of the real binary on SQLite (TestServeWithinMemoryLimit,
+// docs/PERFORMANCE.md "Memory budget"): 22 to 24 MiB of resident memory
+// beyond what the runtime has mapped. So the runtime gets the budget less
+// a tenth of it, or less outsideGo, whichever leaves more room.
+const (
+	SoftLimitPercent = 90
+	outsideGo        = 32 << 20
+)
+
+// softLimit is the runtime's soft limit for a budget of b bytes.
+func softLimit(b int64) int64 { return min(b/100*SoftLimitPercent, b-outsideGo) }
 
 // DefaultGOGC is the collector's GOGC when the environment does not set
 // one. Under the soft limit, a high GOGC costs no memory near the budget
@@ -45,8 +53,9 @@ const SoftLimitPercent = 90
 const DefaultGOGC = 400
 
 // MinBudget is the smallest budget accepted: the server alone, idle with
-// its caches empty, is resident in about 40 MiB (SQLite or Postgres), so
-// a smaller budget leaves nothing for requests.
+// its caches empty, is resident in about 45 MiB (SQLite, of which 24
+// outside the Go runtime), so a smaller budget leaves nothing for
+// requests.
 const MinBudget = 64 << 20
 
 // Inputs are what Decide reads.
@@ -76,7 +85,7 @@ type Budget struct {
 	Bytes  int64
 	Source Source
 	// SoftLimit is the Go runtime's soft memory limit: SoftLimitPercent
-	// of Bytes.
+	// of Bytes, or Bytes less 32 MiB when that is less (softLimit).
 	SoftLimit int64
 	// GOGC is the collector's setting, -1 for off, and GOGCSource "GOGC"
 	// when the environment set it, "default" when DefaultGOGC.
@@ -129,7 +138,7 @@ func Decide(in Inputs) (Budget, error) {
 		return Budget{}, fmt.Errorf("the memory budget from %s is %s, less than the %s the server needs idle; give at least %s",
 			where(b.Source, in.SettingName), Format(b.Bytes), Format(MinBudget), Format(MinBudget))
 	}
-	b.SoftLimit = b.Bytes / 100 * SoftLimitPercent
+	b.SoftLimit = softLimit(b.Bytes)
 
 	b.GOGC, b.GOGCSource = DefaultGOGC, "default"
 	if v, ok := lookup("GOGC"); ok && strings.TrimSpace(v) != "" {

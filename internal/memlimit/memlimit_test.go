@@ -48,7 +48,7 @@ func TestDecide(t *testing.T) {
 			256 * mib, memlimit.FromSetting, memlimit.DefaultGOGC, "default", ""},
 		{"GOMEMLIMIT over the cgroup", memlimit.Inputs{LookupEnv: env("GOMEMLIMIT", "1GiB"), Cgroup: cgroup(2<<30, nil)},
 			1 << 30, memlimit.FromGOMEMLIMIT, memlimit.DefaultGOGC, "default", ""},
-		{"GOMEMLIMIT in bytes", memlimit.Inputs{LookupEnv: env("GOMEMLIMIT", "134217728")},
+		{"GOMEMLIMIT in bytes, small", memlimit.Inputs{LookupEnv: env("GOMEMLIMIT", "134217728")},
 			128 * mib, memlimit.FromGOMEMLIMIT, memlimit.DefaultGOGC, "default", ""},
 		{"GOMEMLIMIT off is no GOMEMLIMIT", memlimit.Inputs{LookupEnv: env("GOMEMLIMIT", "off"), Cgroup: cgroup(768*mib, nil), Default: 512 * mib},
 			768 * mib, memlimit.FromCgroup, memlimit.DefaultGOGC, "default", ""},
@@ -77,8 +77,12 @@ func TestDecide(t *testing.T) {
 			if b.Bytes != c.bytes || b.Source != c.source || b.GOGC != c.gogc || b.GOGCSource != c.gogcSource || b.CgroupProblem != c.problem {
 				t.Errorf("got %+v, want %d bytes from %s, GOGC %d from %s, problem %q", b, c.bytes, c.source, c.gogc, c.gogcSource, c.problem)
 			}
-			if want := c.bytes / 100 * memlimit.SoftLimitPercent; b.SoftLimit != want {
-				t.Errorf("soft limit %d, want %d (%d%% of the budget)", b.SoftLimit, want, memlimit.SoftLimitPercent)
+			want := c.bytes / 100 * memlimit.SoftLimitPercent
+			if c.bytes < 320*mib {
+				want = c.bytes - 32*mib // a tenth would leave less than 32 MiB outside the runtime
+			}
+			if b.SoftLimit != want {
+				t.Errorf("soft limit %d, want %d", b.SoftLimit, want)
 			}
 		})
 	}
@@ -150,8 +154,8 @@ func TestApply(t *testing.T) {
 	limit, gc := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
 	debug.SetGCPercent(gc)
 	restore()
-	if limit != 270*mib || gc != 250 {
-		t.Errorf("applied a soft limit of %d and GOGC %d, want %d and 250", limit, gc, 270*mib)
+	if limit != 268*mib || gc != 250 {
+		t.Errorf("applied a soft limit of %d and GOGC %d, want %d (300 MiB less 32) and 250", limit, gc, 268*mib)
 	}
 	if limit, gc := debug.SetMemoryLimit(-1), debug.SetGCPercent(beforeGC); limit != before || gc != beforeGC {
 		t.Errorf("after restore: soft limit %d, GOGC %d; before %d, %d", limit, gc, before, beforeGC)
