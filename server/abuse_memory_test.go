@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -27,6 +28,21 @@ import (
 // answers are far larger than they are. Each test applies the default
 // budget's soft limit to the test's process, as serve does, and checks
 // what every attack checks (aftermath_test.go).
+
+// quietLogs logs warnings and errors only, shown when the test ends: a
+// flood's tens of thousands of request lines would otherwise stay in the
+// bundle's log, in the heap the test measures.
+func quietLogs(t *testing.T) func(*server.Config) {
+	return func(c *server.Config) {
+		var logs apitest.SyncBuffer
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		t.Cleanup(func() {
+			if s := logs.String(); s != "" {
+				t.Logf("the server logged:\n%s", s)
+			}
+		})
+	}
+}
 
 // withDefaultBudget gives the process the runtime's soft limit and GOGC
 // of the default memory budget (as serve does without settings) until
@@ -284,7 +300,7 @@ func honestDuring(t *testing.T, b *apitest.Bundle, done <-chan struct{}) {
 // within the memory budget, another client is answered within 1 s
 // throughout, and the process is back at its baseline after.
 func TestAbuseHeavyAnswers(t *testing.T) {
-	b := apitest.Setup(t)
+	b := apitest.Setup(t, quietLogs(t))
 	withDefaultBudget(t)
 	reqs := heavyRequests(b)
 	want := reference(t, b, reqs)
@@ -376,7 +392,7 @@ func (s *slowBody) Read(p []byte) (int, error) {
 // memory, past which it is refused 429 with Retry-After, never 503 (the
 // others are not crowded out); the honest client is answered in time.
 func TestAbuseLargeBodies(t *testing.T) {
-	b := apitest.Setup(t)
+	b := apitest.Setup(t, quietLogs(t))
 	withDefaultBudget(t)
 	const attacker = "127.0.0.30"
 	share := server.DefaultConfig().InflightBytesPerClient
@@ -461,7 +477,7 @@ func introspectionAliases(k int) string {
 // MEMORY_PER_REQUEST, before it is computed, 10 at a time for 5 s; five
 // aliases are answered.
 func TestAbuseIntrospectionAliases(t *testing.T) {
-	b := apitest.Setup(t)
+	b := apitest.Setup(t, quietLogs(t))
 	withDefaultBudget(t)
 	doc := introspectionAliases(190)
 	if r := b.Post(t, apitest.Request{Query: introspectionAliases(5)}); r.Status != http.StatusOK || len(r.Errors) > 0 {
@@ -502,7 +518,7 @@ func TestAbuseIntrospectionAliases(t *testing.T) {
 // is held by its other requests (a refusal that waited for room would
 // take the admission wait, 2 s); sent 10 at a time for 5 s.
 func TestAbuseLargerThanShare(t *testing.T) {
-	b := apitest.Setup(t)
+	b := apitest.Setup(t, quietLogs(t))
 	withDefaultBudget(t)
 	const attacker = "127.0.0.31"
 	wait := server.DefaultConfig().AdmissionWait
