@@ -148,6 +148,7 @@ func TestServeWithinMemoryLimit(t *testing.T) {
 		"NQUEENS_MEMORY_LIMIT=96MiB", "NQUEENS_ADMISSION_WAIT=50ms"}
 	s := spawn(t, env, serveArgs(nil)...)
 	s.waitServing(t)
+	s.waitFor(t, time.Minute, `msg="memory budget" budget=96MiB source=setting soft_limit=64MiB gogc=400 gogc_source=default inflight_bytes=24MiB inflight_bytes_per_client=3MiB admission_wait=50ms`)
 	pid := s.cmd.Process.Pid
 	eventually.True(t, time.Minute, func() string {
 		if v := s.scrape(t)[`nqueens_boards{state="done"}`]; v < 8 {
@@ -298,4 +299,24 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		w.b.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+// TestServeMemoryBudgetFromEnvironment: without --memory-limit, serve
+// takes its budget from GOMEMLIMIT and GOGC from the environment it is
+// given (not the test process's), logs them with the in-flight budgets,
+// which follow the budget unless given, and reports the budget in
+// /metrics.
+func TestServeMemoryBudgetFromEnvironment(t *testing.T) {
+	t.Parallel()
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "GOMEMLIMIT=2GiB", "GOGC=150"}
+	s := launchServe(t, env)
+	s.waitFor(t, time.Minute, `msg="memory budget" budget=2GiB source=GOMEMLIMIT soft_limit=1.8GiB gogc=150 gogc_source=GOGC inflight_bytes=512MiB inflight_bytes_per_client=64MiB`)
+	if v := s.scrape(t)["nqueens_memory_budget_bytes"]; v != 2<<30 {
+		t.Errorf("nqueens_memory_budget_bytes %v, want 2 GiB", v)
+	}
+	s.stop(t)
+
+	given := launchServe(t, env, "--inflight-bytes", "100MiB")
+	given.waitFor(t, time.Minute, `inflight_bytes=100MiB inflight_bytes_per_client=12800KiB`)
+	given.stop(t)
 }
