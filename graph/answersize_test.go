@@ -27,7 +27,7 @@ func testPricer(t *testing.T) *ComplexityLimit {
 
 func priceQuery(t *testing.T, c *ComplexityLimit, q string) Price {
 	t.Helper()
-	doc, errs := gqlparser.LoadQuery(c.es.Schema(), q)
+	doc, errs := gqlparser.LoadQueryWithRules(c.es.Schema(), q, nil) // the default rules
 	if errs != nil {
 		t.Fatalf("%s: %v", q, errs)
 	}

@@ -268,8 +268,7 @@ func (w *complexityWalk) field(f *ast.Field) (int, size, bool) {
 func (w *complexityWalk) size(obj, name string, t *ast.Type, typ *ast.Definition, args map[string]any, children selectionPrice) size {
 	z := w.c.sizes
 	if typ.Kind == ast.Scalar || typ.Kind == ast.Enum {
-		l := z.leafSize(obj, name, t)
-		return size{l.bytes, l.values, l.work}
+		return size(z.leafSize(obj, name, t))
 	}
 	sc, n := scopeOf(obj, name, args)
 	var work nBytes

@@ -33,7 +33,7 @@ func priceOf(t *testing.T, b *apitest.Bundle, req apitest.Request) graph.Price {
 	if err := c.Validate(es); err != nil {
 		t.Fatal(err)
 	}
-	doc, errs := gqlparser.LoadQuery(es.Schema(), req.Query)
+	doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), req.Query, nil) // the default rules
 	if errs != nil {
 		t.Fatalf("%s: %v", req.Query, errs)
 	}
