@@ -398,7 +398,7 @@ func TestAbuseLargeBodies(t *testing.T) {
 	share := server.DefaultConfig().InflightBytesPerClient
 	pad := strings.Repeat("x", 1<<20-100)
 	body, _ := json.Marshal(apitest.Request{Query: "{ count(n: 8) { total } } #" + pad})
-	pool := b.Server.Pools()[0]
+	pool := poolNamed(t, b, graph.PoolMemory)
 	var most atomic.Int64
 	counts := map[int]int{}
 	var mu sync.Mutex

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
+	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/server"
 )
 
@@ -25,7 +27,7 @@ func stallBody(t *testing.T, b *apitest.Bundle, ip string, size int) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	pool := b.Server.Pools()[0]
+	pool := poolNamed(t, b, graph.PoolMemory)
 	before := pool.HeldBy(ip)
 	fmt.Fprintf(c, "POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"query\": ", size)
 	eventually.True(t, 10*time.Second, func() string {
@@ -83,4 +85,16 @@ func TestPricedRequestsRefused(t *testing.T) {
 		stallBody(t, b, fmt.Sprintf("127.0.0.%d", 10+i), 240_000)
 	}
 	check("the server at its total", from(t, b, "127.0.0.4").Post(t, small), http.StatusServiceUnavailable, "MEMORY_TOTAL", true)
+}
+
+// poolNamed is the server's pool called name.
+func poolNamed(t *testing.T, b *apitest.Bundle, name string) *quota.Pool {
+	t.Helper()
+	for _, p := range b.Server.Pools() {
+		if p.Name() == name {
+			return p
+		}
+	}
+	t.Fatalf("the server has no pool %q", name)
+	return nil
 }
