@@ -1611,7 +1611,7 @@ func (ec *executionContext) marshalOBoard2ᚕᚖgithubᚗcomᚋnqueensᚋnqueens
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 2, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBoard2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐBoard(ctx, sel, v[i])

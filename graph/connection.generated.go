@@ -480,7 +480,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋnqueensᚋnqueens
 }
 
 func (ec *executionContext) marshalNSolutionEdge2ᚕᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*SolutionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 2, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSolutionEdge2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionEdge(ctx, sel, v[i])

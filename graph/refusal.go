@@ -17,6 +17,7 @@ const (
 	PoolExports     = "exports"
 	PoolMemory      = "memory"
 	PoolSolver      = "solver"
+	PoolAnswers     = "answers"
 )
 
 var poolWords = map[string]struct {
@@ -27,6 +28,7 @@ var poolWords = map[string]struct {
 	PoolWebsockets:  {"websockets open", 5 * time.Second},
 	PoolExports:     {"exports running", 10 * time.Second},
 	PoolSolver:      {"searches waiting for the solver or running on it", time.Second},
+	PoolAnswers:     {"heavy answers being computed", time.Second},
 }
 
 // Refused is the API's error for a request a quota.Pool refused: when the
@@ -53,11 +55,15 @@ func Refused(r *quota.Refusal) *Error {
 		"the server has %d %s, as many as it has at once for all clients; retry in %d s", r.Total, words.held, secs)}
 }
 
+// ReasonMemoryPerRequest is the reason of a request that alone would hold
+// more memory than a client's share: it can never be answered as it is.
+const ReasonMemoryPerRequest = "MEMORY_PER_REQUEST"
+
 func memoryRefused(r *quota.Refusal, pool string) *Error {
 	const retry = time.Second
 	switch {
 	case r.Asked > r.Share:
-		return &Error{Code: CodeBadUserInput, Reason: pool + "_PER_REQUEST", Message: fmt.Sprintf(
+		return &Error{Code: CodeBadUserInput, Reason: ReasonMemoryPerRequest, Message: fmt.Sprintf(
 			"this request would hold about %s of memory (its body, its document and its answer), more than the %s one client may hold at once; "+
 				"ask for fewer items (first/last), fewer fields or fewer aliases", mib(r.Asked), mib(r.Share))}
 	case r.Scope == quota.Share:

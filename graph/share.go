@@ -193,6 +193,9 @@ func WithClient(ctx context.Context, client string) context.Context {
 	return context.WithValue(ctx, clientKey{}, client)
 }
 
+// ClientOf is the client WithClient recorded ("" for none).
+func ClientOf(ctx context.Context) string { return clientOf(ctx) }
+
 func clientOf(ctx context.Context) string {
 	c, _ := ctx.Value(clientKey{}).(string)
 	return c

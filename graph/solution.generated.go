@@ -697,7 +697,7 @@ func (ec *executionContext) _SymmetryImage(ctx context.Context, sel ast.Selectio
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNSolution2ᚕᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolutionᚄ(ctx context.Context, sel ast.SelectionSet, v []*Solution) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 2, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSolution2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSolution(ctx, sel, v[i])
@@ -731,7 +731,7 @@ func (ec *executionContext) marshalNSymmetry2githubᚗcomᚋnqueensᚋnqueensᚋ
 }
 
 func (ec *executionContext) marshalNSymmetryImage2ᚕᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSymmetryImageᚄ(ctx context.Context, sel ast.SelectionSet, v []*SymmetryImage) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 2, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSymmetryImage2ᚖgithubᚗcomᚋnqueensᚋnqueensᚋgraphᚐSymmetryImage(ctx, sel, v[i])

@@ -158,14 +158,6 @@ func checkHealthz(t *testing.T, b *apitest.Bundle) {
 // resident memory within the budget, and the process back at its
 // baseline after.
 
-// honestDuring runs the honest client's page, export and subscription
-// from 127.0.0.9 and logs how long each took.
-func honestDuring(t *testing.T, b *apitest.Bundle) {
-	t.Helper()
-	t.Logf("the honest client during the attack: page %s, export %s, subscription %s",
-		honestPage(t, b, "127.0.0.9").Round(time.Millisecond), honestExport(t, b, "127.0.0.9").Round(time.Millisecond),
-		honestSubscription(t, b, "127.0.0.9").Round(time.Millisecond))
-}
 
 // wsPeer is an attacker's websocket, initialised, whose messages a
 // goroutine of its own reads (so that pings are answered) into msgs until
@@ -346,7 +338,7 @@ func TestAbuseWebsocketsPerClient(t *testing.T) {
 			}
 		})
 	}
-	honestDuring(t, b)
+	honestOnce(t, b)
 	endAttack()
 	attack.Wait()
 	t.Logf("%d more upgrades refused meanwhile", retried.Load())
@@ -448,7 +440,7 @@ func TestAbuseIdleSubscriptions(t *testing.T) {
 	if busy > 0.1 {
 		t.Errorf("%.0f%% of a core busy with %d idle subscriptions; want under 10%%", 100*busy, sockets*perSocket)
 	}
-	honestDuring(t, b)
+	honestOnce(t, b)
 	for _, p := range peers {
 		p.c.Close(websocket.StatusNormalClosure, "")
 	}
@@ -526,7 +518,7 @@ func TestAbuseComputedBoardSubscribers(t *testing.T) {
 	if most := int64(took/poll) + 2; board > most || board == 0 {
 		t.Errorf("%d reads in %s with %d subscribers; want one per poll interval (at most %d)", board, took, sockets*perSocket, most)
 	}
-	honestDuring(t, b)
+	honestOnce(t, b)
 
 	// The rest of the board, then every subscriber sees it done.
 	results := make(chan error, sockets)
@@ -656,7 +648,7 @@ func rawAttack(t *testing.T, b *apitest.Bundle, ip string, attack func(conn net.
 		})
 	}
 	time.Sleep(500 * time.Millisecond) // the attack under way
-	honestDuring(t, b)
+	honestOnce(t, b)
 	cancel()
 	wg.Wait()
 	return runs, longest
@@ -787,7 +779,7 @@ func TestAbuseLargeSubscribeMessage(t *testing.T) {
 		})
 	}
 	time.Sleep(500 * time.Millisecond) // the attack under way
-	honestDuring(t, b)
+	honestOnce(t, b)
 	endAttack()
 	wg.Wait()
 	t.Logf("%d subscribe messages of %d bytes (the limit and one): each websocket closed with 1009; one of %d bytes served", runs.Load(), limit+1, limit)
@@ -861,7 +853,7 @@ func TestAbuseOperationRateLimit(t *testing.T) {
 		sent <- nil
 	}()
 	time.Sleep(500 * time.Millisecond) // the attack under way
-	honestDuring(t, b)
+	honestOnce(t, b)
 	if err := <-sent; err != nil {
 		t.Fatal(err)
 	}
@@ -983,7 +975,7 @@ func TestAbuseOperationMemory(t *testing.T) {
 	if held > share || held < int64(accepted*size) {
 		t.Errorf("the client holds %d bytes for %d operations of %d bytes each; want at least their messages, at most its share %d", held, accepted, size, share)
 	}
-	honestDuring(t, b)
+	honestOnce(t, b)
 	for _, p := range peers {
 		if p != nil {
 			p.c.Close(websocket.StatusNormalClosure, "")

@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
+	"time"
 
+	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -30,4 +33,32 @@ func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.AdmissionWait)
 	defer cancel()
 	return s.memory.Wait(ctx, client, requestOverhead+body)
+}
+
+// admission is a request's hold as its pricing grows it (graph.
+// Admission): each growth waits for room up to AdmissionWait, as the
+// request's admission did. grown is what its pricing held (turns.go).
+type admission struct {
+	hold  *quota.Hold
+	wait  time.Duration
+	grown atomic.Int64
+}
+
+// withAdmission returns ctx carrying hold as the operation's admission:
+// its pricing grows it (graph.WithAdmission), and its turn for a heavy
+// answer reads it (turns.go).
+func (s *Server) withAdmission(ctx context.Context, hold *quota.Hold) context.Context {
+	adm := &admission{hold: hold, wait: s.cfg.AdmissionWait}
+	ctx = graph.WithAdmission(ctx, adm)
+	return context.WithValue(ctx, turnKey{}, adm)
+}
+
+func (a *admission) Grow(ctx context.Context, n int64) error {
+	ctx, cancel := context.WithTimeout(ctx, a.wait)
+	defer cancel()
+	if err := a.hold.Grow(ctx, n); err != nil {
+		return err
+	}
+	a.grown.Add(n)
+	return nil
 }

@@ -244,3 +244,14 @@ func TestHonestClientHelpers(t *testing.T) {
 	withinBudget(t, stop())
 	before.restored(t, 8<<20)
 }
+
+// honestOnce is one round of the honest client at 127.0.0.9: a page, an
+// export and a subscription, each within honestWithin; it logs them and
+// returns the slowest.
+func honestOnce(t *testing.T, b *apitest.Bundle) time.Duration {
+	t.Helper()
+	page, export, sub := honestPage(t, b, "127.0.0.9"), honestExport(t, b, "127.0.0.9"), honestSubscription(t, b, "127.0.0.9")
+	t.Logf("the honest client during the attack: page %s, export %s, subscription %s",
+		page.Round(time.Millisecond), export.Round(time.Millisecond), sub.Round(time.Millisecond))
+	return max(page, export, sub)
+}

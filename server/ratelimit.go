@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -25,6 +26,8 @@ type rateLimiter struct {
 
 	mu      sync.Mutex // makes get-or-create one step
 	clients *lru.Cache[string, *rate.Limiter]
+
+	refused atomic.Int64 // requests refused, since the server started
 }
 
 func newRateLimiter(perSecond float64, burst int) *rateLimiter {
@@ -50,6 +53,7 @@ func (l *rateLimiter) allow(client string) (ok bool, retryAfter time.Duration) {
 	res := lim.ReserveN(now, 1)
 	if delay := res.DelayFrom(now); delay > 0 {
 		res.CancelAt(now)
+		l.refused.Add(1)
 		return false, delay
 	}
 	return true, 0
@@ -61,6 +65,15 @@ func (l *rateLimiter) refusal(retryAfter time.Duration, what string) *graph.Erro
 	return &graph.Error{Code: graph.CodeRateLimited, RetryAfter: retryAfter, Message: fmt.Sprintf(
 		"too many %s from your address: the limit is %g a second (bursts of %d); retry in %d s",
 		what, float64(l.limit), l.burst, graph.RetryAfterSeconds(retryAfter))}
+}
+
+// RateLimited is how many requests and websocket operations the rate
+// limit has refused since the server started (for metrics).
+func (s *Server) RateLimited() int64 {
+	if s.limiter == nil {
+		return 0
+	}
+	return s.limiter.refused.Load()
 }
 
 // refuseRateLimited answers a request over its client's limit: 429 with

@@ -19,6 +19,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,6 +166,11 @@ type Config struct {
 	// client's share is refused at once (BAD_USER_INPUT).
 	InflightBytes, InflightBytesPerClient int64
 	AdmissionWait                         time.Duration
+	// AnswerSlots bounds the heavy answers computed at once (those whose
+	// pricing holds a megabyte or more), one per client at a time: the
+	// others wait their turn, clients computing none first, up to
+	// AdmissionWait (turns.go).
+	AnswerSlots int
 	// OnOperation, when set, is told how each GraphQL query and mutation
 	// went (for metrics).
 	OnOperation func(Operation)
@@ -275,7 +281,11 @@ func DefaultConfig() Config {
 		// Answers of the client's own earlier requests take milliseconds:
 		// a wait this long means the server is saturated.
 		AdmissionWait: 2 * time.Second,
-		Logger:        slog.Default(),
+		// A heavy answer keeps a core busy: half the cores, so that the
+		// other half stays for every other request (and the solver's
+		// searches, and the workers).
+		AnswerSlots: max(1, runtime.GOMAXPROCS(0)/2),
+		Logger:      slog.Default(),
 	}
 }
 
@@ -338,6 +348,7 @@ func (c Config) Check() error {
 		configcheck.AtLeast("InflightBytes", c.InflightBytes, 1<<20),
 		configcheck.Between("InflightBytesPerClient", c.InflightBytesPerClient, 64<<10, c.InflightBytes, "at most InflightBytes"),
 		configcheck.Positive("AdmissionWait", c.AdmissionWait),
+		configcheck.AtLeast("AnswerSlots", c.AnswerSlots, 1),
 		configcheck.Logger("Logger", c.Logger == nil),
 	)
 	switch {
@@ -366,6 +377,8 @@ type Server struct {
 	// WSMaxConnectionsPerClient each).
 	websockets *quota.Pool
 	ws         *wsTransport
+	answers    *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
+	present    graphql.ErrorPresenterFunc
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -384,8 +397,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res, present: graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout)}
 	s.closing, s.close = context.WithCancel(context.Background())
+	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
+	s.answers = quota.New(graph.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
 	s.gql = s.newGraphQL()
 	if cfg.RateLimit > 0 {
 		s.limiter = newRateLimiter(cfg.RateLimit, cfg.RateBurst)
@@ -393,7 +408,6 @@ func New(cfg Config) (*Server, error) {
 
 	s.conns = newConnections(cfg)
 	s.exports = quota.New(graph.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
-	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes)
 	s.websockets = quota.New(graph.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
@@ -441,7 +455,7 @@ func (s *Server) Close() {
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	return []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.resolver.SolverQueue()}
+	return []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.resolver.SolverQueue()}
 }
 
 // Resolver returns the root resolver, with its options in effect.
@@ -482,7 +496,7 @@ func (s *Server) newGraphQL() *handler.Server {
 			return ok
 		},
 	})
-	srv.Use(&graph.ComplexityLimit{Limit: cfg.ComplexityLimit})
+	srv.Use(&graph.ComplexityLimit{Limit: cfg.ComplexityLimit, DocumentBytes: func(q string) int64 { return documentCost(q, nil) }})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
 
@@ -494,7 +508,7 @@ func (s *Server) newGraphQL() *handler.Server {
 		ctx = s.resolver.WithOperation(ctx)
 		op := graphql.GetOperationContext(ctx).Operation
 		if _, ok := ctx.Deadline(); ok || op == nil || op.Operation == ast.Subscription {
-			return next(ctx)
+			return s.inTurn(next(ctx))
 		}
 		ctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 		h := next(ctx)
@@ -504,7 +518,7 @@ func (s *Server) newGraphQL() *handler.Server {
 		}
 	})
 
-	srv.SetErrorPresenter(graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout))
+	srv.SetErrorPresenter(s.present)
 	srv.SetRecoverFunc(graph.RecoverFunc(cfg.Logger))
 	return srv
 }
@@ -564,7 +578,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer hold.Release()
-	ctx = graph.WithAdmission(ctx, hold)
+	ctx = s.withAdmission(ctx, hold)
 	if r.Method == http.MethodPost {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != mediaJSON {
@@ -601,6 +615,12 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	ctx, hint := graph.WithCacheHint(ctx)
 	r = r.WithContext(ctx)
 
+	if r.Method == http.MethodPost {
+		// A POST's answer gets no ETag: it goes to the client as gqlgen
+		// writes it, without a copy (of megabytes, for the largest).
+		s.gql.ServeHTTP(w, r)
+		return
+	}
 	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
 	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
@@ -677,8 +697,8 @@ func errorBody(code graph.Code, reason, msg string) []byte {
 	return body
 }
 
-// recorder holds gqlgen's answer so that its status can be fixed and its
-// body given an ETag before anything is sent.
+// recorder holds gqlgen's answer to a GET so that its status can be fixed
+// and its body given an ETag before anything is sent.
 type recorder struct {
 	header http.Header
 	status int

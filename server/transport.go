@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/quota"
 )
 
 // The HTTP transports, POST and GET, in place of gqlgen's. They follow
@@ -130,7 +132,16 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 	if errs != nil {
 		media := mediaType(r.Header.Get("Accept"))
 		setContentType(w, media)
-		w.WriteHeader(operationErrorStatus(errs, media))
+		status := operationErrorStatus(errs, media)
+		if refusal, ok := refusalOf(errs); ok {
+			// Refused by a share or a budget (the memory its answer
+			// needs): the status says which, whatever the media type.
+			status = refusalStatus(refusal.Code)
+			if refusal.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(graph.RetryAfterSeconds(refusal.RetryAfter)))
+			}
+		}
+		w.WriteHeader(status)
 		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
 		return
 	}
@@ -149,7 +160,35 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 	}
 	setContentType(w, mediaType(r.Header.Get("Accept")))
 	responses, ctx := exec.DispatchOperation(ctx, rc)
-	writeResponse(w, responses(ctx))
+	resp := responses(ctx)
+	if status, retryAfter, ok := refusedAnswer(resp); ok {
+		// Refused a turn to compute it (turns.go): no data, and the
+		// status and Retry-After of the refusal.
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		w.WriteHeader(status)
+	}
+	writeResponse(w, resp)
+}
+
+// refusedAnswer says whether resp is a refusal made in place of an answer
+// (no data, a RATE_LIMITED or UNAVAILABLE error with a retryAfter), and
+// its status and Retry-After in seconds.
+func refusedAnswer(resp *graphql.Response) (status, retryAfter int, ok bool) {
+	if resp == nil || len(resp.Data) > 0 || len(resp.Errors) == 0 {
+		return 0, 0, false
+	}
+	ext := resp.Errors[0].Extensions
+	retry, ok := ext["retryAfter"].(int)
+	if !ok {
+		return 0, 0, false
+	}
+	switch ext["code"] {
+	case string(graph.CodeRateLimited):
+		return http.StatusTooManyRequests, retry, true
+	case string(graph.CodeUnavailable):
+		return http.StatusServiceUnavailable, retry, true
+	}
+	return 0, 0, false
 }
 
 // answerRequestError answers a request that is not a well-formed
@@ -179,6 +218,24 @@ func operationErrorStatus(errs gqlerror.List, media string) int {
 		return http.StatusNotFound
 	}
 	return http.StatusBadRequest
+}
+
+// refusalOf returns the refusal among errs, when a share or a budget of
+// the server refused the operation (a *quota.Refusal, or the *graph.Error
+// made of one: RATE_LIMITED, UNAVAILABLE, or a request too large for any
+// share).
+func refusalOf(errs gqlerror.List) (*graph.Error, bool) {
+	for _, err := range errs {
+		var ref *quota.Refusal
+		if errors.As(err, &ref) {
+			return graph.Refused(ref), true
+		}
+		var e *graph.Error
+		if errors.As(err, &e) && (e.Code == graph.CodeRateLimited || e.Code == graph.CodeUnavailable || e.Reason == graph.ReasonMemoryPerRequest) {
+			return e, true
+		}
+	}
+	return nil, false
 }
 
 // setContentType sets the answer's media type, with its charset.

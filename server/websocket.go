@@ -404,7 +404,7 @@ func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawPa
 		return
 	}
 	defer hold.Release()
-	ctx = graph.WithAdmission(ctx, hold)
+	ctx = c.t.s.withAdmission(ctx, hold)
 
 	rc, errs := c.exec.CreateOperationContext(ctx, params)
 	if errs != nil {

@@ -121,6 +121,20 @@ func TestServeMetricsAndLogs(t *testing.T) {
 			if _, ok := m["process_resident_memory_bytes"]; !ok {
 				t.Error("no process metrics")
 			}
+			// What the server sheds and follows, each series there from
+			// the start (at zero while nothing was shed).
+			for _, series := range []string{`nqueens_pool_total{pool="connections"}`, `nqueens_pool_share{pool="memory"}`,
+				`nqueens_refusals_total{pool="rate_limit",scope="client"}`, `nqueens_refusals_total{pool="exports",scope="total"}`,
+				`nqueens_websocket_refusals_total{reason="MESSAGE_TOO_BIG"}`, `nqueens_connections_closed_total{reason="evicted_silent"}`,
+				`nqueens_connections{state="open"}`, `nqueens_subscriptions{what="subscribers"}`, "nqueens_memory_budget_bytes"} {
+				if _, ok := m[series]; !ok {
+					t.Errorf("no %s in /metrics", series)
+				}
+			}
+			if m[`nqueens_connections{state="open"}`] < 1 || m["nqueens_memory_budget_bytes"] < 64<<20 {
+				t.Errorf("connections open %v (the scrape's own at least), memory budget %v (want at least the least allowed, 64 MiB)",
+					m[`nqueens_connections{state="open"}`], m["nqueens_memory_budget_bytes"])
+			}
 
 			const page = `{"query":"query PageEight { solutions(n: 8, first: 3) { edges { cursor } } }"}`
 			if id := s.postWithID(t, "test-request-42", page); id != "test-request-42" {
@@ -223,6 +237,14 @@ func TestBadSettings(t *testing.T) {
 		{nil, []string{"serve", "--ws-max-message-bytes", "1000"}, "--ws-max-message-bytes (NQUEENS_WS_MAX_MESSAGE_BYTES) must be at least 1024, got 1000"},
 		{[]string{"NQUEENS_WS_MESSAGE_TIMEOUT=0s"}, []string{"serve"}, "--ws-message-timeout (NQUEENS_WS_MESSAGE_TIMEOUT) must be positive"},
 		{[]string{"NQUEENS_PRECOMPUTE=1-99"}, []string{"serve"}, "--precompute (NQUEENS_PRECOMPUTE)"},
+		{[]string{"NQUEENS_MEMORY_LIMIT=1GB"}, []string{"serve"}, `NQUEENS_MEMORY_LIMIT="1GB": must be a whole number of bytes, or of KiB, MiB, GiB or TiB with that suffix`},
+		{nil, []string{"serve", "--memory-limit", "lots"}, "-memory-limit: must be a whole number of bytes"},
+		{nil, []string{"serve", "--memory-limit", "32MiB"}, "the memory budget from --memory-limit (NQUEENS_MEMORY_LIMIT) is 32MiB, less than the 64MiB the server needs idle"},
+		{[]string{"GOMEMLIMIT=huge"}, []string{"serve"}, `GOMEMLIMIT="huge": must be a whole number of bytes`},
+		{[]string{"GOGC=fast"}, []string{"serve"}, `GOGC="fast": must be off or a percentage`},
+		{[]string{"NQUEENS_INFLIGHT_BYTES=1KiB"}, []string{"serve"}, "--inflight-bytes (NQUEENS_INFLIGHT_BYTES) must be at least 1048576, got 1024"},
+		{nil, []string{"serve", "--inflight-bytes-per-client", "2GiB"}, "--inflight-bytes-per-client (NQUEENS_INFLIGHT_BYTES_PER_CLIENT) must be from 65536 to 134217728 (at most InflightBytes)"},
+		{[]string{"NQUEENS_ADMISSION_WAIT=0s"}, []string{"serve"}, "--admission-wait (NQUEENS_ADMISSION_WAIT) must be positive"},
 		{[]string{"NQUEENS_WORKERS=0"}, []string{"worker"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
 		{[]string{"NQUEENS_STORE_MAX_N=40"}, []string{"precompute", "4"}, "--store-max-n (NQUEENS_STORE_MAX_N)"},
 		{[]string{"NQUEENS_LOG_FORMAT=yaml"}, []string{"worker"}, `NQUEENS_LOG_FORMAT="yaml"`},

@@ -69,7 +69,8 @@ func flagDefaults(help string) map[string]string {
 // readmeDefault is what the README's default column says command shows
 // in its help: "`10s`" is 10s, "unset", "none", "false" and zeros show
 // none, nor do defaults that follow another setting ("`--request-timeout`
-// + `10s`", "from `--addr`"), "the number of cores" is GOMAXPROCS, and
+// + `10s`", "from `--addr`"), "the number of cores" is GOMAXPROCS (and
+// "half the cores" half of it, at least 1), and
 // "`info` (precompute: `warn`)" is warn for precompute.
 func readmeDefault(documented, command string) string {
 	d := strings.ReplaceAll(documented, "`", "")
@@ -85,6 +86,8 @@ func readmeDefault(documented, command string) string {
 		return ""
 	case d == "the number of cores":
 		return strconv.Itoa(runtime.GOMAXPROCS(0))
+	case d == "half the cores":
+		return strconv.Itoa(max(1, runtime.GOMAXPROCS(0)/2))
 	}
 	return d
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	automemlimit "github.com/KimMachineGun/automemlimit/memlimit"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/internal/storemetrics"
@@ -67,6 +69,11 @@ var serveEnv = []envFlag{
 	{"export-max-per-client", "NQUEENS_EXPORT_MAX_PER_CLIENT", "ExportMaxPerClient"},
 	{"export-solver-max-n", "NQUEENS_EXPORT_SOLVER_MAX_N", "ExportSolverMaxN"},
 	{"client-ipv6-prefix", "NQUEENS_CLIENT_IPV6_PREFIX", "ClientIPv6Prefix"},
+	{"memory-limit", "NQUEENS_MEMORY_LIMIT", ""},
+	{"inflight-bytes", "NQUEENS_INFLIGHT_BYTES", "InflightBytes"},
+	{"inflight-bytes-per-client", "NQUEENS_INFLIGHT_BYTES_PER_CLIENT", "InflightBytesPerClient"},
+	{"admission-wait", "NQUEENS_ADMISSION_WAIT", "AdmissionWait"},
+	{"answer-slots", "NQUEENS_ANSWER_SLOTS", "AnswerSlots"},
 	{"migrate", "NQUEENS_MIGRATE", ""},
 }
 
@@ -129,6 +136,14 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.IntVar(&cfg.ExportMaxPerClient, "export-max-per-client", def.ExportMaxPerClient, "downloads of /export one client may run at once; past it they are refused with 429 ($NQUEENS_EXPORT_MAX_PER_CLIENT)")
 	fs.IntVar(&cfg.ExportSolverMaxN, "export-solver-max-n", def.ExportSolverMaxN, "largest N /export enumerates with the solver when the store does not hold it; 0: none ($NQUEENS_EXPORT_SOLVER_MAX_N)")
 	fs.IntVar(&cfg.ClientIPv6Prefix, "client-ipv6-prefix", def.ClientIPv6Prefix, "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client ($NQUEENS_CLIENT_IPV6_PREFIX)")
+	// The memory budget decides the in-flight budgets unless they are
+	// given (memlimit; set after parsing).
+	var memoryLimit, inflight, inflightPerClient byteSize
+	fs.Var(&memoryLimit, "memory-limit", "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), requests in flight hold up to a quarter of it; default: GOMEMLIMIT, else the container's cgroup limit, else 512MiB ($NQUEENS_MEMORY_LIMIT)")
+	fs.Var(&inflight, "inflight-bytes", "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait, then are refused with 503; default: a quarter of --memory-limit ($NQUEENS_INFLIGHT_BYTES)")
+	fs.Var(&inflightPerClient, "inflight-bytes-per-client", "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400); default: an eighth of --inflight-bytes ($NQUEENS_INFLIGHT_BYTES_PER_CLIENT)")
+	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", def.AdmissionWait, "how long a request waits for room in the in-flight memory, or for its turn to compute a heavy answer, before it is refused ($NQUEENS_ADMISSION_WAIT)")
+	fs.IntVar(&cfg.AnswerSlots, "answer-slots", def.AnswerSlots, "heavy answers (priced at 1 MiB or more) computed at once, one per client at a time; the others wait their turn; default: half the cores ($NQUEENS_ANSWER_SLOTS)")
 	workerFlags := addWorkerFlags(fs, true) // workers.go
 	dbFlags := addDatabaseFlags(fs)
 	logFlags := addLogFlags(fs, slog.LevelInfo)
@@ -165,6 +180,21 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if !isSet(fs, "max-idle-connections-per-client") {
 		cfg.MaxIdleConnectionsPerClient = min(cfg.MaxIdleConnectionsPerClient, cfg.MaxConnectionsPerClient)
 	}
+	// The memory budget: the setting, GOMEMLIMIT, the container's limit
+	// or the default; the in-flight budgets follow it unless given.
+	budget, err := memlimit.Decide(memlimit.Inputs{Setting: int64(memoryLimit), SettingName: setting("memory-limit"),
+		LookupEnv: c.lookupEnv, Cgroup: automemlimit.FromCgroup, Default: server.DefaultMemoryBudget})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	cfg.InflightBytes = server.DefaultInflightBytes(budget.Bytes)
+	if isSet(fs, "inflight-bytes") {
+		cfg.InflightBytes = int64(inflight)
+	}
+	cfg.InflightBytesPerClient = cfg.InflightBytes / 8
+	if isSet(fs, "inflight-bytes-per-client") {
+		cfg.InflightBytesPerClient = int64(inflightPerClient)
+	}
 	if err := cfg.Check(); err != nil {
 		return settingError(err, serveEnv)
 	}
@@ -180,13 +210,15 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 
 	logger := logFlags.logger(c.stderr)
-	// A server's heap is small (tens of MB) and its garbage short-lived
-	// (a page is many small objects): collecting at 5× the live heap
-	// instead of Go's default 2× costs tens of MB and saves a fifth of the
-	// CPU under load (docs/PERFORMANCE.md, "GraphQL API"). GOGC, when set,
-	// decides instead.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+	// The runtime's soft limit and GOGC, for as long as serve runs (the
+	// tests run it in their own process).
+	defer budget.Apply()()
+	logger.Info("memory budget", "budget", memlimit.Format(budget.Bytes), "source", string(budget.Source),
+		"soft_limit", memlimit.Approx(budget.SoftLimit), "gogc", budget.GOGC, "gogc_source", budget.GOGCSource,
+		"inflight_bytes", memlimit.Format(cfg.InflightBytes), "inflight_bytes_per_client", memlimit.Format(cfg.InflightBytesPerClient),
+		"admission_wait", cfg.AdmissionWait.String(), "answer_slots", cfg.AnswerSlots)
+	if budget.CgroupProblem != "" {
+		logger.Warn("the container's memory limit could not be read; the budget is the default", "error", budget.CgroupProblem)
 	}
 	// Listen first: a bad address fails before the database is touched.
 	ln, err := net.Listen("tcp", *addr)
@@ -234,6 +266,9 @@ func runServe(ctx context.Context, args []string, c console) error {
 	served.Store(srv)
 	up.Mount(srv, cfg.Graph.AdminToken) // /readyz and /riverui
 	m.WatchDatabase(up.Store(), up, metricsDatabaseTimeout, logger)
+	m.WatchPools(srv.Pools)
+	m.MemoryBudget(budget.Bytes)
+	watchShedding(m, srv)
 	// No token for the metrics: operators keep them on their network.
 	srv.Handle("GET /metrics", m.Handler())
 	srv.Handle("/", web.Handler()) // the board viewer
@@ -265,4 +300,30 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// watchShedding reports what the server refuses or closes besides its
+// pools' refusals, and what it follows for subscribers.
+func watchShedding(m *metrics.Metrics, srv *server.Server) {
+	m.WatchRefusals("rate_limit", func() (int64, int64) { return srv.RateLimited(), 0 })
+	m.WatchCounts("nqueens_websocket_refusals_total",
+		"Websocket messages and operations refused, by reason (message too big or too slow: the socket is closed; rate limited, too many operations: an error message).",
+		"reason", prometheus.CounterValue, srv.WebsocketRefusals)
+	m.WatchCounts("nqueens_connections_closed_total",
+		"Connections the server closed or refused to keep its bounds, by reason: idle_share (a client kept more idle keep-alives than its share), evicted_client, evicted_total, evicted_silent (closed to make room for a new one), unanswered (refused while too many refusals were being written).",
+		"reason", prometheus.CounterValue, func() map[string]int64 {
+			st := srv.Connections()
+			return map[string]int64{"idle_share": st.IdleClosed, "evicted_client": st.EvictedForClient,
+				"evicted_total": st.EvictedForTotal, "evicted_silent": st.EvictedSilent, "unanswered": st.Unanswered}
+		})
+	m.WatchCounts("nqueens_connections", "Connections open now, by state (open: all of them, websockets included; idle: waiting for their next request).",
+		"state", prometheus.GaugeValue, func() map[string]int64 {
+			st := srv.Connections()
+			return map[string]int64{"open": int64(st.Open), "idle": int64(st.Idle)}
+		})
+	m.WatchCounts("nqueens_subscriptions", "What boardProgress follows now: boards with subscribers, their subscribers, and the boards polled (being computed).",
+		"what", prometheus.GaugeValue, func() map[string]int64 {
+			st := srv.Resolver().SubscriptionStats()
+			return map[string]int64{"boards": int64(st.Boards), "subscribers": int64(st.Subscribers), "polled": int64(st.Polling)}
+		})
 }

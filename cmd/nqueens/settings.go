@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/memlimit"
 )
 
 // envFlag is a flag with its environment twin: the variable sets the
@@ -141,3 +142,24 @@ func (f *logFormat) Set(s string) error {
 }
 
 func (f *logFormat) String() string { return string(*f) }
+
+// byteSize is a flag.Value taking a byte count as GOMEMLIMIT writes one:
+// whole bytes or with a suffix KiB, MiB, GiB or TiB (536870912, 512MiB).
+// 0 until set.
+type byteSize int64
+
+func (b *byteSize) Set(s string) error {
+	n, err := memlimit.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func (b *byteSize) String() string {
+	if b == nil || *b == 0 {
+		return "0"
+	}
+	return memlimit.Format(int64(*b))
+}

@@ -24,6 +24,7 @@ type Metrics struct {
 	durations  *prometheus.HistogramVec
 	cache      *prometheus.CounterVec
 	names      operationNames
+	shedding   *sheddingCollector // pools.go
 }
 
 // New makes the metrics on a new registry.
@@ -43,12 +44,13 @@ func New() *Metrics {
 			Name: "nqueens_cache_lookups_total",
 			Help: "Lookups in the API's in-memory caches (page: pages of solutions, rank: ranks of pages), by result (hit or miss).",
 		}, []string{"cache", "result"}),
-		names: operationNames{seen: map[string]bool{}},
+		names:    operationNames{seen: map[string]bool{}},
+		shedding: &sheddingCollector{},
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.operations, m.durations, m.cache,
+		m.operations, m.durations, m.cache, m.shedding,
 		buildInfo(buildinfo.Read()),
 	)
 	return m

@@ -12,8 +12,10 @@
 package quota
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -58,8 +60,9 @@ func (r *Refusal) Error() string {
 // Pool is one resource shared between clients. The zero value is not
 // usable: make one with New. It is safe for concurrent use.
 type Pool struct {
-	name         string
-	share, total int64
+	name          string
+	share, total  int64
+	lightestFirst bool // LightestFirst
 
 	mu      sync.Mutex
 	held    map[string]int64 // by client; absent when 0
@@ -77,12 +80,29 @@ type waiter struct {
 
 // New returns a pool called name (for messages and metrics) of total
 // units, of which each client may hold share. share is at most total.
-func New(name string, share, total int64) *Pool {
+func New(name string, share, total int64, opts ...Option) *Pool {
 	if share < 1 || total < share {
 		panic(fmt.Sprintf("quota.New(%q): share %d and total %d: want 1 <= share <= total", name, share, total))
 	}
-	return &Pool{name: name, share: share, total: total, held: map[string]int64{}}
+	p := &Pool{name: name, share: share, total: total, held: map[string]int64{}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
 }
+
+// Option changes how a pool serves its waiters.
+type Option func(*Pool)
+
+// LightestFirst serves the waiters for the total by what their client
+// would hold once served, least first (then in the order they came), and
+// lets a newcomer take units that fit unless a waiter at most as heavy
+// waits: a client asking for little, or holding little, is not held up
+// behind clients asking for much. A heavy request may then wait until its
+// context ends, and is refused: under pressure the heaviest are shed
+// first. For the memory of requests in flight, where one answer may need
+// megabytes and another a few kilobytes.
+func LightestFirst() Option { return func(p *Pool) { p.lightestFirst = true } }
 
 // Name is the pool's name.
 func (p *Pool) Name() string { return p.name }
@@ -162,7 +182,7 @@ func (p *Pool) Take(client string, n int64) (*Hold, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	scope := p.fits(client, n)
-	if scope == 0 && p.queued() {
+	if scope == 0 && p.queued(client, n) {
 		scope = Total
 	}
 	if scope != 0 {
@@ -173,15 +193,19 @@ func (p *Pool) Take(client string, n int64) (*Hold, error) {
 }
 
 // queued reports whether a waiter waits for the total (not for its own
-// share). Under p.mu.
-func (p *Pool) queued() bool {
+// share) that n more units of client may not pass: any, or under
+// LightestFirst one at most as heavy. Under p.mu.
+func (p *Pool) queued(client string, n int64) bool {
 	for _, w := range p.waiters {
-		if p.fits(w.client, w.n) == Total {
+		if p.fits(w.client, w.n) == Total && (!p.lightestFirst || p.weight(w) <= p.held[client]+n) {
 			return true
 		}
 	}
 	return false
 }
+
+// weight is what w's client would hold once w is served. Under p.mu.
+func (p *Pool) weight(w *waiter) int64 { return p.held[w.client] + w.n }
 
 // Wait takes n units for client, waiting while a bound refuses them,
 // until ctx ends; then it refuses with the bound that held it up. n more
@@ -194,7 +218,7 @@ func (p *Pool) Wait(ctx context.Context, client string, n int64) (*Hold, error) 
 		defer p.mu.Unlock()
 		return nil, p.refuse(Share, n)
 	}
-	if p.fits(client, n) == 0 && !p.queued() {
+	if p.fits(client, n) == 0 && !p.queued(client, n) {
 		p.grant(client, n)
 		p.mu.Unlock()
 		return &Hold{p: p, client: client, n: n}, nil
@@ -230,23 +254,43 @@ func (p *Pool) Wait(ctx context.Context, client string, n int64) (*Hold, error) 
 	return nil, p.refuse(scope, n)
 }
 
-// wake grants the waiters that fit, in order, up to the first that waits
-// for the total. Under p.mu.
+// wake grants the waiters that fit, in order (under LightestFirst,
+// lightest first), up to the first that waits for the total. Under p.mu.
 func (p *Pool) wake() {
-	kept := p.waiters[:0]
-	blocked := false
-	for _, w := range p.waiters {
-		if !blocked {
-			switch p.fits(w.client, w.n) {
-			case 0:
-				p.grant(w.client, w.n)
-				close(w.ready)
-				continue
-			case Total:
-				blocked = true
-			}
+	order := p.waiters
+	if p.lightestFirst && len(order) > 1 {
+		order = slices.Clone(order)
+		weights := make(map[*waiter]int64, len(order))
+		for _, w := range order {
+			weights[w] = p.weight(w)
 		}
-		kept = append(kept, w)
+		slices.SortStableFunc(order, func(a, b *waiter) int { return cmp.Compare(weights[a], weights[b]) })
+	}
+	granted := false
+	blocked := false
+	for _, w := range order {
+		if blocked {
+			break
+		}
+		switch p.fits(w.client, w.n) {
+		case 0:
+			p.grant(w.client, w.n)
+			close(w.ready)
+			granted = true
+		case Total:
+			blocked = true
+		}
+	}
+	if !granted {
+		return
+	}
+	kept := p.waiters[:0]
+	for _, w := range p.waiters {
+		select {
+		case <-w.ready:
+		default:
+			kept = append(kept, w)
+		}
 	}
 	clear(p.waiters[len(kept):])
 	p.waiters = kept

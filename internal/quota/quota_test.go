@@ -191,3 +191,52 @@ func TestWaitingForOwnShareHoldsUpNobody(t *testing.T) {
 		t.Fatal("a's waiter was not served once a released")
 	}
 }
+
+// TestLightestFirst: under LightestFirst a waiter for the total does not
+// hold up clients asking for less: a newcomer that fits passes it, and
+// once units come back the lighter waiter is served first, whatever
+// order they came in; the heavy one is served once it fits.
+func TestLightestFirst(t *testing.T) {
+	t.Parallel()
+	p := quota.New("bytes", 10, 10, quota.LightestFirst())
+	a, err := p.Take("a", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 2)
+	holds := make(chan *quota.Hold, 2)
+	var wg sync.WaitGroup
+	wait := func(client string, n int64) {
+		queued := p.Waiting() + 1
+		wg.Go(func() {
+			h, err := p.Wait(context.Background(), client, n)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got <- client
+			holds <- h
+		})
+		waitQueued(t, p, queued)
+	}
+	wait("b", 8)
+	d, err := p.Take("d", 2)
+	if err != nil {
+		t.Fatalf("a newcomer lighter than the waiter: %v", err)
+	}
+	wait("c", 4)
+	a.Release()
+	if first := <-got; first != "c" {
+		t.Fatalf("served %s first, want c (4 units, after b's 8)", first)
+	}
+	d.Release()
+	(<-holds).Release()
+	wg.Wait()
+	if second := <-got; second != "b" {
+		t.Fatalf("served %s second, want b", second)
+	}
+	(<-holds).Release()
+	if p.Held() != 0 || p.Waiting() != 0 {
+		t.Errorf("held %d, waiting %d after all released", p.Held(), p.Waiting())
+	}
+}
