@@ -130,7 +130,7 @@ var memoryFloodRequests = []struct {
 
 // TestServeWithinMemoryLimit runs the real binary (SQLite, N=1..8
 // computed on start; idle, it is resident in about 43 MiB) with
-// NQUEENS_MEMORY_LIMIT=96MiB and floods it for 10
+// GOMEMLIMIT=96MiB, as a container's limit would be passed on, and floods it for 10
 // s from 40 addresses, three requests at a time each, with honest-but-heavy
 // requests: it never dies, its resident memory (sampled every 20 ms)
 // stays within the limit, it sheds with 429 and 503 and /metrics counts
@@ -145,10 +145,10 @@ func TestServeWithinMemoryLimit(t *testing.T) {
 	// sheds as soon as it is full rather than queue, so that refusals come
 	// however fast the machine answers.
 	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db"), "NQUEENS_PRECOMPUTE=1-8",
-		"NQUEENS_MEMORY_LIMIT=96MiB", "NQUEENS_ADMISSION_WAIT=50ms"}
+		"GOMEMLIMIT=96MiB", "NQUEENS_ADMISSION_WAIT=50ms"}
 	s := spawn(t, env, serveArgs(nil)...)
 	s.waitServing(t)
-	s.waitFor(t, time.Minute, `msg="memory budget" budget=96MiB source=setting soft_limit=64MiB gogc=400 gogc_source=default inflight_bytes=24MiB inflight_bytes_per_client=3MiB admission_wait=50ms`)
+	s.waitFor(t, time.Minute, `msg="memory budget" budget=96MiB source=GOMEMLIMIT soft_limit=64MiB gogc=400 gogc_source=default inflight_bytes=24MiB inflight_bytes_per_client=3MiB admission_wait=50ms`)
 	pid := s.cmd.Process.Pid
 	eventually.True(t, time.Minute, func() string {
 		if v := s.scrape(t)[`nqueens_boards{state="done"}`]; v < 8 {
