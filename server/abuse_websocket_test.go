@@ -158,7 +158,6 @@ func checkHealthz(t *testing.T, b *apitest.Bundle) {
 // resident memory within the budget, and the process back at its
 // baseline after.
 
-
 // wsPeer is an attacker's websocket, initialised, whose messages a
 // goroutine of its own reads (so that pings are answered) into msgs until
 // the socket closes; err is then why (read it once msgs is closed).
