@@ -282,8 +282,23 @@ func from(t *testing.T, b *apitest.Bundle, ip string) *apitest.Bundle {
 	t.Helper()
 	other := *b
 	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	other.HTTP = &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+	// Connections are kept for reuse, as a browser does, rather than
+	// closed past the second idle one and opened anew.
+	other.HTTP = &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 100}}
 	return &other
+}
+
+// fromWithin is from, with at most conns connections open at once and
+// no more idle than a client may keep: an attacker kept within its shares
+// of connections, so that what is tested is another bound. (Past its idle
+// share, the server closes an idle connection as the client may be
+// sending on it.)
+func fromWithin(t *testing.T, b *apitest.Bundle, ip string, conns int) *apitest.Bundle {
+	t.Helper()
+	c := from(t, b, ip)
+	tr := c.HTTP.Transport.(*http.Transport)
+	tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = conns, server.DefaultConfig().MaxIdleConnectionsPerClient
+	return c
 }
 
 // heavyAliases is one request of k aliases of solutionAt, each walking

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/quota"
@@ -97,7 +98,17 @@ type clientConns struct {
 	open   int
 	idle   []*conn // waiting for their next request, oldest first
 	silent []*conn // accepted, no request begun yet, oldest first
+	// trim is set while a look at the client's idle connections is
+	// due: when the oldest of those past its idle share is idleGrace old.
+	trim *time.Timer
 }
+
+// idleGrace is how long a connection is idle before it counts against
+// its client's idle share: a busy client's connections are idle between
+// its requests for microseconds, and one closed then may be the one the
+// client is sending its next request on (a request that, being a POST,
+// it would not retry).
+const idleGrace = time.Second
 
 func newConnections(cfg Config) *connections {
 	return &connections{
@@ -117,7 +128,9 @@ type conn struct {
 	client string
 	hold   *quota.Hold
 	state  http.ConnState // under conns.mu
-	once   sync.Once
+	// idleSince is when it last went idle, under conns.mu.
+	idleSince time.Time
+	once      sync.Once
 }
 
 func (c *conn) Close() error {
@@ -244,17 +257,40 @@ func (cs *connections) changed(c net.Conn, state http.ConnState) {
 		cc.silent = slices.DeleteFunc(cc.silent, func(x *conn) bool { return x == tc })
 	}
 	tc.state = state
-	var tooMany *conn
 	if state == http.StateIdle {
+		tc.idleSince = time.Now()
 		cc.idle = append(cc.idle, tc)
-		if len(cc.idle) > cs.idleShare {
-			tooMany = cs.closing(cc)
+		if len(cc.idle) > cs.idleShare && cc.trim == nil {
+			client := tc.client
+			cc.trim = time.AfterFunc(idleGrace, func() { cs.trimIdle(client) })
 		}
 	}
 	cs.mu.Unlock()
-	if tooMany != nil {
+}
+
+// trimIdle closes a client's oldest idle connections while it keeps more
+// than its idle share of connections idle for idleGrace, and looks again
+// when the next one will have been.
+func (cs *connections) trimIdle(client string) {
+	cs.mu.Lock()
+	cc := cs.clients[client]
+	if cc == nil {
+		cs.mu.Unlock()
+		return
+	}
+	cc.trim = nil
+	var closing []*conn
+	for len(cc.idle) > cs.idleShare {
+		if wait := idleGrace - time.Since(cc.idle[0].idleSince); wait > 0 {
+			cc.trim = time.AfterFunc(wait, func() { cs.trimIdle(client) })
+			break
+		}
+		closing = append(closing, cs.closing(cc))
+	}
+	cs.mu.Unlock()
+	for _, c := range closing {
 		cs.idleClosed.Add(1)
-		_ = tooMany.Close()
+		_ = c.Close()
 	}
 }
 
@@ -272,6 +308,9 @@ func (cs *connections) forget(c *conn) {
 	}
 	c.state = http.StateClosed
 	if cc.open--; cc.open == 0 {
+		if cc.trim != nil {
+			cc.trim.Stop()
+		}
 		delete(cs.clients, c.client)
 	}
 }

@@ -73,7 +73,10 @@ type Config struct {
 	MaxConnections, MaxConnectionsPerClient int
 	// MaxIdleConnectionsPerClient bounds the keep-alive connections one
 	// client keeps open between requests (0 to MaxConnectionsPerClient):
-	// past it its connection idle the longest is closed.
+	// past it, its connections idle the longest are closed once they have
+	// been idle a second (a busy client's connections are idle for
+	// microseconds between its requests, and one closed then would break
+	// the request it is sending).
 	MaxIdleConnectionsPerClient int
 	// ComplexityLimit bounds an operation's complexity: each field costs
 	// 1, a page multiplies its items' cost by first/last.

@@ -117,7 +117,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", def.MaxHeaderBytes, "largest request headers, in bytes ($NQUEENS_MAX_HEADER_BYTES)")
 	fs.IntVar(&cfg.MaxConnections, "max-connections", def.MaxConnections, "connections open at once, websockets included, all clients together; past it the biggest holder's oldest idle one is closed to make room, or the new one is answered 503 ($NQUEENS_MAX_CONNECTIONS)")
 	fs.IntVar(&cfg.MaxConnectionsPerClient, "max-connections-per-client", def.MaxConnectionsPerClient, "connections one client may have open, websockets included; past it its oldest idle one is closed to make room, or the new one is answered 429 ($NQUEENS_MAX_CONNECTIONS_PER_CLIENT)")
-	fs.IntVar(&cfg.MaxIdleConnectionsPerClient, "max-idle-connections-per-client", def.MaxIdleConnectionsPerClient, "keep-alive connections one client may keep idle; past it its oldest idle one is closed ($NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT)")
+	fs.IntVar(&cfg.MaxIdleConnectionsPerClient, "max-idle-connections-per-client", def.MaxIdleConnectionsPerClient, "keep-alive connections one client may keep idle; past it its oldest idle ones are closed once idle for a second ($NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT)")
 	// Requests in flight take at most their time budget, by default.
 	shutdown := fs.Duration("shutdown-timeout", def.RequestTimeout, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
 	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is ($NQUEENS_MIGRATE)")
