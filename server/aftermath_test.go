@@ -28,8 +28,9 @@ import (
 // so the tests that use them do not run in parallel (Go runs them before
 // the parallel tests start, one at a time).
 
-// honestWithin is how long an honest client may wait during an attack.
-const honestWithin = time.Second
+// honestWithin is how long an honest client may wait during an attack
+// (longer under the race detector, raceSlowdown).
+const honestWithin = time.Second * raceSlowdown
 
 // baseline is the process's state before an attack.
 type baseline struct {

@@ -198,7 +198,8 @@ func TestAnswerEstimateCalibration(t *testing.T) {
 		if ratio > 4 && s.over == "" {
 			t.Errorf("%s: estimated %d bytes, %.1f times the answer's %d", s.name, p.AnswerBytes, ratio, len(body))
 		}
-		if held < int64(peak) {
+		// The race detector's build allocates more than the one priced.
+		if held < int64(peak) && !raceDetector {
 			t.Errorf("%s: holds %d bytes while answering it grew the live heap by %d", s.name, held, peak)
 		}
 	}
