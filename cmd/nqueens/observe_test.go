@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,9 +261,9 @@ func TestBadSettings(t *testing.T) {
 func TestServeHelpListsSettings(t *testing.T) {
 	t.Parallel()
 	help := ok(t, "serve", "--help")
-	for _, f := range slices.Concat(commonEnv, serveEnv, workerEnv) {
-		if !strings.Contains(help, "\n  --"+f.name) || !strings.Contains(help, "$"+f.env) {
-			t.Errorf("serve --help lacks --%s or $%s", f.name, f.env)
+	for _, s := range newServeOptions().settings() {
+		if !strings.Contains(help, "\n  --"+s.flag) || !strings.Contains(help, "$"+s.envName()) {
+			t.Errorf("serve --help lacks --%s or $%s", s.flag, s.envName())
 		}
 	}
 }
