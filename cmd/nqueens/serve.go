@@ -109,7 +109,7 @@ func (o *serveOptions) settings() []setting {
 		{flag: "ws-max-connections", into: &cfg.WSMaxConnections, help: "websockets open at once, all clients together; past it an upgrade is refused with 503"},
 		{flag: "ws-max-connections-per-client", into: &cfg.WSMaxConnectionsPerClient, help: "websockets one client (address, IPv6 network) may have open at once; past it its upgrades are refused with 429"},
 		{flag: "ws-max-message-bytes", into: &cfg.WSMaxMessageBytes, help: "largest websocket message, checked on its frame headers; past it the socket is closed with 1009"},
-		{flag: "ws-message-timeout", into: &cfg.WSMessageTimeout, help: "time a websocket message may take to arrive whole once it has begun; past it the socket is closed with 1008"},
+		{flag: "ws-message-timeout", into: &cfg.WSMessageTimeout, help: "time a websocket message may take to arrive whole once it has begun; past it the socket is closed with 1008. Between messages a socket may be silent"},
 		{flag: "ws-max-subscriptions", into: &cfg.WSMaxSubscriptions, help: "operations one websocket may run at once (subscriptions, queries not answered yet)"},
 		{flag: "ws-init-timeout", into: &cfg.WSInitTimeout, help: "time a new websocket has to send connection_init; past it it is closed with 4408"},
 		{flag: "ws-ping-interval", into: &cfg.WSPingInterval, help: "how often the server pings each websocket"},
@@ -124,9 +124,9 @@ func (o *serveOptions) settings() []setting {
 			help: "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait up to --admission-wait, then are refused with 503"},
 		{flag: "inflight-bytes-per-client", into: byteCount{&cfg.InflightBytesPerClient},
 			follows: "an eighth of --inflight-bytes", follow: func() { cfg.InflightBytesPerClient = cfg.InflightBytes / 8 },
-			help: "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400)"},
+			help: "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400 MEMORY_PER_REQUEST)"},
 		{flag: "admission-wait", into: &cfg.AdmissionWait, help: "how long a request waits for room in the in-flight memory, or for its turn to compute a heavy answer, before it is refused"},
-		{flag: "answer-slots", into: &cfg.AnswerSlots, dflt: "half the cores", help: "heavy answers (priced at 1 MiB or more) computed at once, one per client at a time; the others wait their turn"},
+		{flag: "answer-slots", into: &cfg.AnswerSlots, dflt: "half the cores", help: "heavy answers (priced at 1 MiB or more: hundreds of pictures, the schema's introspection, completions of large boards) computed at once, one per client at a time; the others wait their turn, clients computing none first"},
 	}, workerSettings(&o.workers, false), o.database.settings(), o.log.settings())
 }
 
