@@ -244,6 +244,8 @@ func TestBadSettings(t *testing.T) {
 		{[]string{"NQUEENS_INFLIGHT_BYTES=1KiB"}, []string{"serve"}, "--inflight-bytes (NQUEENS_INFLIGHT_BYTES) must be at least 1048576, got 1024"},
 		{nil, []string{"serve", "--inflight-bytes-per-client", "2GiB"}, "--inflight-bytes-per-client (NQUEENS_INFLIGHT_BYTES_PER_CLIENT) must be from 65536 to 134217728 (at most InflightBytes)"},
 		{[]string{"NQUEENS_ADMISSION_WAIT=0s"}, []string{"serve"}, "--admission-wait (NQUEENS_ADMISSION_WAIT) must be positive"},
+		{[]string{"NQUEENS_EXPORT_MAX_DURATION=0s"}, []string{"serve"}, "--export-max-duration (NQUEENS_EXPORT_MAX_DURATION) must be positive"},
+		{nil, []string{"serve", "--export-stall-timeout", "-1s"}, "--export-stall-timeout (NQUEENS_EXPORT_STALL_TIMEOUT) must be positive"},
 		{[]string{"NQUEENS_WORKERS=0"}, []string{"worker"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
 		{[]string{"NQUEENS_STORE_MAX_N=40"}, []string{"precompute", "4"}, "--store-max-n (NQUEENS_STORE_MAX_N)"},
 		{[]string{"NQUEENS_LOG_FORMAT=yaml"}, []string{"worker"}, `NQUEENS_LOG_FORMAT="yaml"`},

@@ -117,6 +117,8 @@ func (o *serveOptions) settings() []setting {
 		{flag: "export-max-concurrent", into: &cfg.ExportMaxConcurrent, help: "downloads of /export/{n}.csv and .ndjson running at once, all clients together; past it they are refused with 503"},
 		{flag: "export-max-per-client", into: &cfg.ExportMaxPerClient, help: "downloads of /export one client may run at once; past it they are refused with 429"},
 		{flag: "export-solver-max-n", into: &cfg.ExportSolverMaxN, help: "largest N /export enumerates with the solver when the store does not hold it; 0: none"},
+		{flag: "export-stall-timeout", into: &cfg.ExportStallTimeout, help: "how long a download of /export waits for its client to take the next block before it is cut (instead of --write-timeout, which would cut a long download going well)"},
+		{flag: "export-max-duration", into: &cfg.ExportMaxDuration, help: "how long a whole download of /export may take, however well it goes; N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s"},
 		{flag: "memory-limit", into: byteCount{&o.memoryLimit}, dflt: "GOMEMLIMIT, else the container's cgroup limit, else " + memlimit.Format(server.DefaultMemoryBudget),
 			help: "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), with GOGC " + strconv.Itoa(memlimit.DefaultGOGC) + " unless GOGC is set; requests in flight hold up to a quarter of it. At least " + memlimit.Format(memlimit.MinBudget)},
 		{flag: "inflight-bytes", into: byteCount{&cfg.InflightBytes},
