@@ -29,9 +29,10 @@ type setting struct {
 	env string
 	// into is where the value lands: a pointer to the field of the
 	// command's configuration (*int, *int64, *float64, *bool, *string,
-	// *time.Duration, *[]string as a comma-separated list) or a flag.Value
-	// over one (byteCount). What the field holds when the table is made is the
-	// default: the packages' DefaultConfig and DefaultOptions.
+	// *time.Duration, *[]string as a comma-separated list) or a
+	// flag.Value over one (byteCount). What the field holds when the
+	// table is made is the default: the packages' DefaultConfig and
+	// DefaultOptions.
 	into any
 	// help says what it does; a `NAME` in it names the flag's argument.
 	help string

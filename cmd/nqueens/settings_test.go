@@ -164,9 +164,10 @@ func TestFieldPath(t *testing.T) {
 		B time.Duration
 	}
 	var config struct {
-		Inner inner
-		Bytes int64
-		List  []string
+		hidden bool
+		Inner  inner
+		Bytes  int64
+		List   []string
 	}
 	var outside int
 	for _, tc := range []struct {
@@ -178,6 +179,7 @@ func TestFieldPath(t *testing.T) {
 		{byteCount{&config.Bytes}, "Bytes"},
 		{commaList{&config.List}, "List"},
 		{&config.Inner, "Inner"},
+		{&config.hidden, "hidden"},
 		{&outside, ""},
 	} {
 		if got, _ := fieldPath(&config, tc.into); got != tc.want {
