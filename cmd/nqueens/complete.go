@@ -19,40 +19,56 @@ const completeSynopsis = "N [--where q0.3,e1.1] [--queens 0.3,2.5] [--empty 1.1]
 // code 1, after the reason is printed.
 var errImpossible = errors.New("impossible")
 
+// completeOptions are what complete's settings set.
+type completeOptions struct {
+	where, queens, empty, format string
+	timeout                      time.Duration
+}
+
+func newCompleteOptions() *completeOptions {
+	return &completeOptions{format: "placement", timeout: 10 * time.Second}
+}
+
+// settings is complete's settings table.
+func (o *completeOptions) settings() []setting {
+	return []setting{
+		{flag: "where", env: flagOnly, into: &o.where, help: "pinned queens and empty squares, `FILTER` as q<row>.<col> and e<row>.<col> separated by commas (0-based, row 0 on top), e.g. q0.3,e1.1"},
+		{flag: "queens", env: flagOnly, into: &o.queens, help: "`SQUARES` that must hold a queen, <row>.<col> separated by commas, e.g. 0.3,2.5"},
+		{flag: "empty", env: flagOnly, into: &o.empty, help: "`SQUARES` that must stay empty, <row>.<col> separated by commas, e.g. 1.1"},
+		{flag: "timeout", env: flagOnly, into: &o.timeout, help: "how long to search before answering UNKNOWN"},
+		{flag: "format", env: flagOnly, into: &o.format, help: "`FORMAT` of the solution: " + strings.Join(formats, ", ")},
+	}
+}
+
 // runComplete completes a board with pinned and blocked squares
 // (solver.Complete) and prints the solution in solve's formats, so that
 // it pipes into validate; a board proved impossible prints
 // "IMPOSSIBLE: reason" and exits 1, one left undecided when --timeout ran
 // out prints "UNKNOWN: reason" and exits 3 (errUndecided).
 func runComplete(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("complete")
-	where := fs.String("where", "", "pinned queens and empty squares, `FILTER` as q<row>.<col> and e<row>.<col> separated by commas (0-based, row 0 on top), e.g. q0.3,e1.1")
-	queens := fs.String("queens", "", "`SQUARES` that must hold a queen, <row>.<col> separated by commas, e.g. 0.3,2.5")
-	empty := fs.String("empty", "", "`SQUARES` that must stay empty, <row>.<col> separated by commas, e.g. 1.1")
-	timeout := fs.Duration("timeout", 10*time.Second, "how long to search before answering UNKNOWN")
-	format := fs.String("format", "placement", "`FORMAT` of the solution: "+strings.Join(formats, ", "))
-	pos, err := parseArgs(fs, completeSynopsis, args, c.stdout)
+	o := newCompleteOptions()
+	pos, err := newSettings("complete", o.settings()).parse(args, c, completeSynopsis)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(formats, *format) {
-		return usagef("unknown format %q; formats are %s", *format, strings.Join(formats, ", "))
+	if !slices.Contains(formats, o.format) {
+		return usagef("unknown format %q; formats are %s", o.format, strings.Join(formats, ", "))
 	}
-	if *timeout <= 0 {
-		return usagef("--timeout must be positive, got %s", *timeout)
+	if o.timeout <= 0 {
+		return usagef("--timeout must be positive, got %s", o.timeout)
 	}
 	maxN, why := solver.MaxCompleteN, "to complete"
-	if *format == "rows" || *format == "matrix" {
-		maxN, why = min(maxN, maxDrawN), "for --format "+*format+" (its output is N² characters)"
+	if o.format == "rows" || o.format == "matrix" {
+		maxN, why = min(maxN, maxDrawN), "for --format "+o.format+" (its output is N² characters)"
 	}
 	n, err := parseN(pos, maxN, why)
 	if err != nil {
 		return err
 	}
-	f, err := completeFilter(*where, *queens, *empty)
+	f, err := completeFilter(o.where, o.queens, o.empty)
 	if err != nil {
 		return err
 	}
@@ -60,7 +76,7 @@ func runComplete(ctx context.Context, args []string, c console) error {
 		return usagef("%v", err)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	res, err := solver.Complete(ctx, n, f, solver.Budget{})
 	if err != nil {
@@ -69,7 +85,7 @@ func runComplete(ctx context.Context, args []string, c console) error {
 	w := bufio.NewWriterSize(c.stdout, 64<<10)
 	switch res.State {
 	case solver.Completed:
-		write(w, res.Placement, *format)
+		write(w, res.Placement, o.format)
 	case solver.Impossible:
 		fmt.Fprintf(w, "IMPOSSIBLE: %s\n", res.Reason)
 		err = errImpossible
@@ -79,7 +95,7 @@ func runComplete(ctx context.Context, args []string, c console) error {
 		}
 		reason := res.Reason
 		if errors.Is(res.Stopped, context.DeadlineExceeded) {
-			reason = fmt.Sprintf("the search stopped undecided after %d nodes when --timeout (%s) ran out", res.Nodes, *timeout)
+			reason = fmt.Sprintf("the search stopped undecided after %d nodes when --timeout (%s) ran out", res.Nodes, o.timeout)
 		}
 		fmt.Fprintf(w, "UNKNOWN: %s\n", reason)
 		err = errUndecided

@@ -40,19 +40,33 @@ type countResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
+// countOptions are what count's settings set.
+type countOptions struct {
+	workers int
+	json    bool
+}
+
+func newCountOptions() *countOptions { return &countOptions{} }
+
+// settings is count's settings table.
+func (o *countOptions) settings() []setting {
+	return []setting{
+		{flag: "workers", env: flagOnly, into: &o.workers, help: "`K` goroutines count in parallel; 0 means one per core"},
+		{flag: "json", env: flagOnly, into: &o.json, help: "print one JSON object instead of key/value lines"},
+	}
+}
+
 func runCount(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("count")
-	workers := fs.Int("workers", 0, "`K` goroutines count in parallel; 0 means one per core")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of key/value lines")
-	pos, err := parseArgs(fs, countSynopsis, args, c.stdout)
+	o := newCountOptions()
+	pos, err := newSettings("count", o.settings()).parse(args, c, countSynopsis)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if *workers < 0 {
-		return usagef("--workers must be 0 (one per core) or more, got %d", *workers)
+	if o.workers < 0 {
+		return usagef("--workers must be 0 (one per core) or more, got %d", o.workers)
 	}
 	n, err := parseN(pos, maxSearchN, "(the largest board the search handles)")
 	if err != nil {
@@ -60,7 +74,7 @@ func runCount(ctx context.Context, args []string, c console) error {
 	}
 
 	start := time.Now()
-	opts := solver.CountOptions{Workers: *workers}
+	opts := solver.CountOptions{Workers: o.workers}
 	stopProgress := func() {}
 	if bar := progress.NewCount(c.stderr, start); bar != nil {
 		opts.Progress = bar.Update
@@ -83,7 +97,7 @@ func runCount(ctx context.Context, args []string, c console) error {
 	}
 
 	w := bufio.NewWriter(c.stdout)
-	if *asJSON {
+	if o.json {
 		if err := json.NewEncoder(w).Encode(res); err != nil {
 			return err
 		}

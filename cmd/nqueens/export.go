@@ -15,23 +15,37 @@ import (
 
 const exportSynopsis = "N [--unique] [--where q0.3,e1.1] [--format csv|ndjson|placement] [--output FILE]"
 
+// exportOptions are what export's settings set.
+type exportOptions struct {
+	unique                bool
+	where, format, output string
+	database              databaseOptions
+}
+
+func newExportOptions() *exportOptions {
+	return &exportOptions{format: "csv", database: newDatabaseOptions()}
+}
+
+// settings is export's settings table.
+func (o *exportOptions) settings() []setting {
+	return append([]setting{
+		{flag: "unique", env: flagOnly, into: &o.unique, help: "only canonical solutions, one per symmetry class (under --where: the classes with a member that matches)"},
+		{flag: "where", env: flagOnly, into: &o.where, help: "keep the solutions with a queen on each q<row>.<col> square and none on each e<row>.<col> square (0-based, row 0 on top), e.g. `q0.3,e1.1`"},
+		{flag: "format", env: flagOnly, into: &o.format, help: "`FORMAT` of the output: " + strings.Join(export.FormatNames(), ", ") +
+			"\n        (csv: a header row0,…,row{N-1}, then the column of each row's queen; ndjson: {\"n\":N,\"placement\":[…]}; placement: columns separated by spaces)"},
+		{flag: "output", env: flagOnly, into: &o.output, help: "write to `FILE` instead of standard output"},
+	}, o.database.settings()...)
+}
+
 // runExport writes every solution of N (or those --where keeps) in
 // lexicographic order: from the database when it holds the board done
 // with its solutions, else from the solver. The formats are package
 // export's. With --output the file is removed again when the export
 // fails, and a summary goes to stderr.
 func runExport(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("export")
-	unique := fs.Bool("unique", false, "only canonical solutions, one per symmetry class (under --where: the classes with a member that matches)")
-	where := fs.String("where", "", "keep the solutions with a queen on each q<row>.<col> square and none on each e<row>.<col> square (0-based, row 0 on top), e.g. `q0.3,e1.1`")
-	format := fs.String("format", "csv", "`FORMAT` of the output: "+strings.Join(export.FormatNames(), ", ")+
-		"\n        (csv: a header row0,…,row{N-1}, then the column of each row's queen; ndjson: {\"n\":N,\"placement\":[…]}; placement: columns separated by spaces)")
-	output := fs.String("output", "", "write to `FILE` instead of standard output")
-	dbFlags := addDatabaseFlags(fs)
-	if err := setFromEnv(fs, c.lookupEnv); err != nil {
-		return err
-	}
-	pos, err := parseArgs(fs, exportSynopsis+"\n\nThe database: "+databaseEnvUsage+"; a board it does not hold done comes from the solver.", args, c.stdout)
+	o := newExportOptions()
+	t := newSettings("export", o.settings())
+	pos, err := t.parse(args, c, exportSynopsis+"\n\nThe database: "+databaseEnvUsage+"; a board it does not hold done comes from the solver.")
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -42,19 +56,19 @@ func runExport(ctx context.Context, args []string, c console) error {
 	if err != nil {
 		return err
 	}
-	f, err := solver.ParseFilter(*where)
+	f, err := solver.ParseFilter(o.where)
 	if err != nil {
 		return usagef("--where: %v", err)
 	}
-	form, err := export.ParseFormat(*format)
+	form, err := export.ParseFormat(o.format)
 	if err != nil {
 		return usagef("--format: %s", store.ErrorMessage(err))
 	}
-	req := export.Request{N: n, Unique: *unique, Filter: f, Format: form}
+	req := export.Request{N: n, Unique: o.unique, Filter: f, Format: form}
 	if err := req.Check(); err != nil {
 		return usagef("%s", store.ErrorMessage(err))
 	}
-	db, err := dbFlags.database()
+	db, err := o.database.database(t)
 	if err != nil {
 		return err
 	}
@@ -74,19 +88,19 @@ func runExport(ctx context.Context, args []string, c console) error {
 	if err != nil {
 		return err
 	}
-	if *output == "" {
+	if o.output == "" {
 		_, err = e.WriteTo(ctx, c.stdout)
 		return err
 	}
-	file, err := os.Create(*output)
+	file, err := os.Create(o.output)
 	if err != nil {
 		return err
 	}
 	k, err := e.WriteTo(ctx, file)
 	if err = errors.Join(err, file.Close()); err != nil {
-		os.Remove(*output)
+		os.Remove(o.output)
 		return err
 	}
-	fmt.Fprintf(c.stderr, "nqueens export: wrote %d solutions of N=%d from the %s to %s\n", k, n, e.Source, *output)
+	fmt.Fprintf(c.stderr, "nqueens export: wrote %d solutions of N=%d from the %s to %s\n", k, n, e.Source, o.output)
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 func TestExportFromSolver(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "none.db")
-	env := []string{envSQLitePath + "=" + path}
+	env := []string{"NQUEENS_SQLITE_PATH=" + path}
 	for _, n := range []int{1, 6, 8} {
 		r := nqueensEnv(t, env, "export", strconv.Itoa(n), "--format", "placement")
 		if r.code != 0 || r.stderr != "" {
@@ -36,7 +36,7 @@ func TestExportFromSolver(t *testing.T) {
 func TestExportFromStore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	env := []string{envSQLitePath + "=" + filepath.Join(dir, "nqueens.db")}
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(dir, "nqueens.db")}
 	if r := nqueensEnv(t, env, "precompute", "8", "--wait"); r.code != 0 {
 		t.Fatalf("precompute 8 --wait: exit %d, %s", r.code, r.stderr)
 	}

@@ -16,16 +16,28 @@ import (
 
 const (
 	healthcheckSynopsis = "[--addr HOST:PORT] [--url URL] [--timeout D]"
-	envHealthcheckURL   = "NQUEENS_HEALTHCHECK_URL"
-	envHealthcheckTime  = "NQUEENS_HEALTHCHECK_TIMEOUT"
 	defaultAddr         = ":8080"
 )
 
-// healthcheckEnv are the environment twins of healthcheck's own flags;
-// --addr and --admin-token share serve's.
-var healthcheckEnv = []envFlag{
-	{"url", envHealthcheckURL, ""},
-	{"timeout", envHealthcheckTime, ""},
+// healthcheckOptions are what healthcheck's settings set; --addr and
+// --admin-token are serve's, read from the same variables.
+type healthcheckOptions struct {
+	addr, url, adminToken string
+	timeout               time.Duration
+}
+
+func newHealthcheckOptions() *healthcheckOptions {
+	return &healthcheckOptions{addr: defaultAddr, timeout: 3 * time.Second}
+}
+
+// settings is healthcheck's settings table.
+func (o *healthcheckOptions) settings() []setting {
+	return []setting{
+		{flag: "addr", into: &o.addr, help: "the `HOST:PORT` serve listens on; asked at /readyz on the loopback address when the host is empty or unspecified"},
+		{flag: "url", env: "NQUEENS_HEALTHCHECK_URL", into: &o.url, dflt: "/readyz of --addr", help: "the readiness `URL` to ask instead of --addr's, e.g. http://10.0.0.5:8080/readyz"},
+		{flag: "timeout", env: "NQUEENS_HEALTHCHECK_TIMEOUT", into: &o.timeout, help: "how long the server has to answer"},
+		{flag: "admin-token", into: &o.adminToken, help: "`TOKEN` sent to a server on the loopback address only, so that a failed check says why; prefer the variable: a flag shows in the process list"},
+	}
 }
 
 // runHealthcheck asks a server's /readyz whether it is ready and exits 0
@@ -34,15 +46,9 @@ var healthcheckEnv = []envFlag{
 // one: by default it asks the server this container's settings describe,
 // at http://127.0.0.1:PORT/readyz for serve's --addr (NQUEENS_ADDR).
 func runHealthcheck(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("healthcheck")
-	addr := fs.String("addr", defaultAddr, "the `HOST:PORT` serve listens on; asked at /readyz on the loopback address when the host is empty or unspecified ($NQUEENS_ADDR)")
-	target := fs.String("url", "", "the readiness `URL` to ask instead of --addr's, e.g. http://10.0.0.5:8080/readyz ($"+envHealthcheckURL+")")
-	timeout := fs.Duration("timeout", 3*time.Second, "how long the server has to answer ($"+envHealthcheckTime+")")
-	token := fs.String("admin-token", "", "sent to a server on the loopback address only, so that a failed check says why; prefer $NQUEENS_ADMIN_TOKEN ($NQUEENS_ADMIN_TOKEN)")
-	if err := setFromEnv(fs, c.lookupEnv); err != nil {
-		return err
-	}
-	pos, err := parseArgs(fs, healthcheckSynopsis+"\n\nExit 0 when the server answers /readyz with 200 (ready), 1 otherwise with the reason on stderr.", args, c.stdout)
+	o := newHealthcheckOptions()
+	t := newSettings("healthcheck", o.settings())
+	pos, err := t.parse(args, c, healthcheckSynopsis+"\n\nExit 0 when the server answers /readyz with 200 (ready), 1 otherwise with the reason on stderr.")
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -52,18 +58,18 @@ func runHealthcheck(ctx context.Context, args []string, c console) error {
 	if len(pos) > 0 {
 		return usagef("healthcheck takes no arguments, got %s", strings.Join(pos, " "))
 	}
-	if *timeout <= 0 {
-		return usagef("%s must be positive, got %s", setting("timeout"), *timeout)
+	if o.timeout <= 0 {
+		return usagef("%s must be positive, got %s", t.name("timeout"), o.timeout)
 	}
-	u, err := readinessURL(*addr, *target)
+	u, err := readinessURL(t, o.addr, o.url)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	if err := askReady(ctx, u, *token); err != nil {
+	if err := askReady(ctx, u, o.adminToken); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: no answer within %s", u, *timeout)
+			return fmt.Errorf("%s: no answer within %s", u, o.timeout)
 		}
 		return fmt.Errorf("%s: %w", u, err)
 	}
@@ -74,17 +80,18 @@ func runHealthcheck(ctx context.Context, args []string, c console) error {
 // readinessURL is the URL to ask: target when given, else /readyz of the
 // server listening on addr, reached over the loopback address when addr
 // names no host or every host (":8080", "0.0.0.0:8080", "[::]:8080").
-func readinessURL(addr, target string) (*url.URL, error) {
+// Messages name the settings of t.
+func readinessURL(t *settingsTable, addr, target string) (*url.URL, error) {
 	if target != "" {
 		u, err := url.Parse(target)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, usagef("%s must be an http:// or https:// URL, got %q", setting("url"), target)
+			return nil, usagef("%s must be an http:// or https:// URL, got %q", t.name("url"), target)
 		}
 		return u, nil
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" {
-		return nil, usagef("%s must be HOST:PORT (e.g. :8080), got %q", setting("addr"), addr)
+		return nil, usagef("%s must be HOST:PORT (e.g. :8080), got %q", t.name("addr"), addr)
 	}
 	switch ip := net.ParseIP(host); {
 	case host == "" || ip != nil && ip.IsUnspecified() && ip.To4() != nil:

@@ -119,6 +119,7 @@ func TestHealthcheckBadUsage(t *testing.T) {
 // TestReadinessURL: the URL asked for each listen address serve may have.
 func TestReadinessURL(t *testing.T) {
 	t.Parallel()
+	settings := newSettings("healthcheck", newHealthcheckOptions().settings())
 	for addr, want := range map[string]string{
 		":8080":          "http://127.0.0.1:8080/readyz",
 		"0.0.0.0:9000":   "http://127.0.0.1:9000/readyz",
@@ -126,7 +127,7 @@ func TestReadinessURL(t *testing.T) {
 		"10.1.2.3:8080":  "http://10.1.2.3:8080/readyz",
 		"localhost:8081": "http://localhost:8081/readyz",
 	} {
-		u, err := readinessURL(addr, "")
+		u, err := readinessURL(settings, addr, "")
 		if err != nil || u.String() != want {
 			t.Errorf("readinessURL(%q) = %v, %v; want %s", addr, u, err, want)
 		}

@@ -10,12 +10,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,14 +28,16 @@ const (
 	exitInterrupted = 130
 )
 
-// command is one subcommand: its synopsis for the usage text and the
-// function that runs it. A command is a file of its own (count.go,
-// serve.go, …) and one line in commands.
+// command is one subcommand: its synopsis for the usage text, the
+// function that runs it and its settings table with their defaults (for
+// docs/SETTINGS.md; run makes its own). A command is a file of its own
+// (count.go, serve.go, …) and one line in commands.
 type command struct {
 	name     string
 	synopsis string // arguments after the command name
 	summary  string
 	run      func(ctx context.Context, args []string, c console) error
+	settings func() []setting
 }
 
 // console is what a command runs in: the environment variables its
@@ -52,17 +52,28 @@ type console struct {
 
 // commands lists what exists, in the order usage shows them.
 var commands = []command{
-	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount},
-	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve},
-	{"complete", completeSynopsis, "complete a board with pinned queens and empty squares, or prove it impossible", runComplete},
-	{"export", exportSynopsis, "write the solutions of N (or those --where keeps) as CSV, NDJSON or placements, from the database or the solver", runExport},
-	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate},
-	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate},
-	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe},
-	{"worker", workerSynopsis, "work the precompute jobs of the database until stopped", runWorker},
-	{"precompute", precomputeSynopsis, "ask for boards to be computed and kept; --wait works them and shows the progress", runPrecompute},
-	{"healthcheck", healthcheckSynopsis, "exit 0 if the server at --addr says it is ready (/readyz), 1 otherwise", runHealthcheck},
-	{"version", versionSynopsis, "print the version, the commit and the Go version of this build", runVersion},
+	{"count", countSynopsis, "count the solutions of N (1.." + strconv.Itoa(maxSearchN) + ") by symmetry class", runCount,
+		func() []setting { return newCountOptions().settings() }},
+	{"solve", solveSynopsis, "print one solution of N, or list them in lexicographic order", runSolve,
+		func() []setting { return newSolveOptions().settings() }},
+	{"complete", completeSynopsis, "complete a board with pinned queens and empty squares, or prove it impossible", runComplete,
+		func() []setting { return newCompleteOptions().settings() }},
+	{"export", exportSynopsis, "write the solutions of N (or those --where keeps) as CSV, NDJSON or placements, from the database or the solver", runExport,
+		func() []setting { return newExportOptions().settings() }},
+	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate,
+		func() []setting { return newValidateOptions().settings() }},
+	{"migrate", migrateSynopsis, "apply, revert or show the database schema migrations", runMigrate,
+		func() []setting { return newMigrateOptions().settings() }},
+	{"serve", serveSynopsis, "serve the GraphQL API at /graphql, with the playground at /playground", runServe,
+		func() []setting { return newServeOptions().settings() }},
+	{"worker", workerSynopsis, "work the precompute jobs of the database until stopped", runWorker,
+		func() []setting { return newWorkerOptions().settings() }},
+	{"precompute", precomputeSynopsis, "ask for boards to be computed and kept; --wait works them and shows the progress", runPrecompute,
+		func() []setting { return newPrecomputeOptions().settings() }},
+	{"healthcheck", healthcheckSynopsis, "exit 0 if the server at --addr says it is ready (/readyz), 1 otherwise", runHealthcheck,
+		func() []setting { return newHealthcheckOptions().settings() }},
+	{"version", versionSynopsis, "print the version, the commit and the Go version of this build", runVersion,
+		func() []setting { return newVersionOptions().settings() }},
 }
 
 func main() {
@@ -162,84 +173,6 @@ var errUndecided = errors.New("undecided")
 
 // errHelp means the command printed its help; the run succeeded.
 var errHelp = errors.New("help printed")
-
-// newFlagSet makes a FlagSet that reports nothing itself: parseArgs turns
-// its errors into one-line usage errors.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("nqueens "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
-}
-
-var negativeNumber = regexp.MustCompile(`^-[0-9]+$`)
-
-// parseArgs parses flags and positional arguments in any order ("count 12
-// --workers 2" and "count --workers 2 12"), which the flag package alone
-// does not: it stops at the first positional argument. Everything after
-// "--" is positional, and so is a negative number standing where a flag
-// could be, so that "count -3" says N is out of range. On --help it prints
-// the command's help to stdout and returns errHelp.
-func parseArgs(fs *flag.FlagSet, synopsis string, args []string, stdout io.Writer) ([]string, error) {
-	var pos []string
-	for i := 0; i < len(args); {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(pos, args[i+1:]...), nil
-		case a == "-" || !strings.HasPrefix(a, "-") || negativeNumber.MatchString(a):
-			pos = append(pos, a)
-			i++
-			continue
-		}
-		k := 1
-		if takesValue(fs, a) {
-			k = 2
-		}
-		err := fs.Parse(args[i:min(i+k, len(args))])
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: %s %s\n\nFlags:\n", fs.Name(), synopsis)
-			fs.VisitAll(func(f *flag.Flag) {
-				arg, text := flag.UnquoteUsage(f)
-				if arg != "" {
-					arg = " " + arg
-				}
-				fmt.Fprintf(stdout, "  --%s%s\n        %s", f.Name, arg, text)
-				// Zero values show no default: a flag whose default follows
-				// another (--write-timeout) says so in its text.
-				if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
-					fmt.Fprintf(stdout, " (default %s)", f.DefValue)
-				}
-				fmt.Fprintln(stdout)
-			})
-			return nil, errHelp
-		}
-		if err != nil {
-			var names []string
-			fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-			return nil, usagef("%v; flags are %s", err, strings.Join(names, ", "))
-		}
-		i += k
-	}
-	return pos, nil
-}
-
-// takesValue reports whether arg is a flag of fs that takes its value from
-// the next argument ("--limit 5", not "--limit=5" nor a boolean flag).
-func takesValue(fs *flag.FlagSet, arg string) bool {
-	name := strings.TrimLeft(arg, "-")
-	if strings.Contains(name, "=") {
-		return false
-	}
-	f := fs.Lookup(name)
-	if f == nil {
-		return false
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return false
-	}
-	return true
-}
 
 // parseN reads the one positional argument, the board size: a whole
 // number from 1 to maxN, where why says what sets that limit.

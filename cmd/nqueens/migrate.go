@@ -10,6 +10,21 @@ import (
 
 const migrateSynopsis = "up|down|version [--all] [--database-url URL] [--sqlite-path FILE]"
 
+// migrateOptions are what migrate's settings set.
+type migrateOptions struct {
+	all      bool
+	database databaseOptions
+}
+
+func newMigrateOptions() *migrateOptions { return &migrateOptions{database: newDatabaseOptions()} }
+
+// settings is migrate's settings table.
+func (o *migrateOptions) settings() []setting {
+	return append([]setting{
+		{flag: "all", env: flagOnly, into: &o.all, help: "with down: revert every migration, dropping all tables and data"},
+	}, o.database.settings()...)
+}
+
 // runMigrate applies or reverts the schema migrations of the database the
 // settings select, then prints where it stands, one "key value" line
 // per field:
@@ -26,13 +41,9 @@ const migrateSynopsis = "up|down|version [--all] [--database-url URL] [--sqlite-
 // reverts the store's last one, or with --all every one of both (the data
 // and the jobs go with the tables); version only prints.
 func runMigrate(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("migrate")
-	all := fs.Bool("all", false, "with down: revert every migration, dropping all tables and data")
-	dbFlags := addDatabaseFlags(fs)
-	if err := setFromEnv(fs, c.lookupEnv); err != nil {
-		return err
-	}
-	pos, err := parseArgs(fs, migrateSynopsis+"\n\n"+databaseEnvUsage, args, c.stdout)
+	o := newMigrateOptions()
+	t := newSettings("migrate", o.settings())
+	pos, err := t.parse(args, c, migrateSynopsis+"\n\n"+databaseEnvUsage)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -43,13 +54,13 @@ func runMigrate(ctx context.Context, args []string, c console) error {
 		return usagef("want one of up, down, version; got %q", pos)
 	}
 	migration := map[string]service.Migration{"up": service.MigrateUp, "down": service.MigrateDownOne, "version": service.ShowVersions}[pos[0]]
-	if *all {
+	if o.all {
 		if migration != service.MigrateDownOne {
 			return usagef("--all goes with down only")
 		}
 		migration = service.MigrateDownAll
 	}
-	db, err := dbFlags.database()
+	db, err := o.database.database(t)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,6 +244,8 @@ func TestBadSettings(t *testing.T) {
 		{[]string{"NQUEENS_INFLIGHT_BYTES=1KiB"}, []string{"serve"}, "--inflight-bytes (NQUEENS_INFLIGHT_BYTES) must be at least 1048576, got 1024"},
 		{nil, []string{"serve", "--inflight-bytes-per-client", "2GiB"}, "--inflight-bytes-per-client (NQUEENS_INFLIGHT_BYTES_PER_CLIENT) must be from 65536 to 134217728 (at most InflightBytes)"},
 		{[]string{"NQUEENS_ADMISSION_WAIT=0s"}, []string{"serve"}, "--admission-wait (NQUEENS_ADMISSION_WAIT) must be positive"},
+		{[]string{"NQUEENS_EXPORT_MAX_DURATION=0s"}, []string{"serve"}, "--export-max-duration (NQUEENS_EXPORT_MAX_DURATION) must be positive"},
+		{nil, []string{"serve", "--export-stall-timeout", "-1s"}, "--export-stall-timeout (NQUEENS_EXPORT_STALL_TIMEOUT) must be positive"},
 		{[]string{"NQUEENS_WORKERS=0"}, []string{"worker"}, "--workers (NQUEENS_WORKERS) must be at least 1"},
 		{[]string{"NQUEENS_STORE_MAX_N=40"}, []string{"precompute", "4"}, "--store-max-n (NQUEENS_STORE_MAX_N)"},
 		{[]string{"NQUEENS_LOG_FORMAT=yaml"}, []string{"worker"}, `NQUEENS_LOG_FORMAT="yaml"`},
@@ -262,9 +263,9 @@ func TestBadSettings(t *testing.T) {
 func TestServeHelpListsSettings(t *testing.T) {
 	t.Parallel()
 	help := ok(t, "serve", "--help")
-	for _, f := range slices.Concat(commonEnv, serveEnv, workerEnv) {
-		if !strings.Contains(help, "\n  --"+f.name) || !strings.Contains(help, "$"+f.env) {
-			t.Errorf("serve --help lacks --%s or $%s", f.name, f.env)
+	for _, s := range newServeOptions().settings() {
+		if !strings.Contains(help, "\n  --"+s.flag) || !strings.Contains(help, "$"+s.envName()) {
+			t.Errorf("serve --help lacks --%s or $%s", s.flag, s.envName())
 		}
 	}
 }

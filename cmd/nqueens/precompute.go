@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,16 +16,31 @@ import (
 	"github.com/nqueens/nqueens/store"
 )
 
-const (
-	precomputeSynopsis = "RANGE [--where q0.3,e1.1] [--wait] [--requested-by NAME] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
-	envWait            = "NQUEENS_PRECOMPUTE_WAIT"
-	envRequestedBy     = "NQUEENS_REQUESTED_BY"
-)
+const precomputeSynopsis = "RANGE [--where q0.3,e1.1] [--wait] [--requested-by NAME] [--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] …"
 
-// precomputeEnv are the environment twins of precompute's own flags.
-var precomputeEnv = []envFlag{
-	{"wait", envWait, ""},
-	{"requested-by", envRequestedBy, ""},
+// precomputeOptions are what precompute's settings set.
+type precomputeOptions struct {
+	wait        bool
+	where       string
+	requestedBy string
+	workers     precompute.Config
+	database    databaseOptions
+	log         logOptions
+}
+
+func newPrecomputeOptions() *precomputeOptions {
+	// Warnings and errors only by default: the progress is on stdout.
+	return &precomputeOptions{workers: precompute.DefaultConfig(), database: newDatabaseOptions(), log: newLogOptions(slog.LevelWarn)}
+}
+
+// settings is precompute's settings table.
+func (o *precomputeOptions) settings() []setting {
+	return slices.Concat([]setting{
+		{flag: "wait", env: "NQUEENS_PRECOMPUTE_WAIT", into: &o.wait, help: "work the jobs here too and show the progress until the boards are done"},
+		{flag: "where", env: flagOnly, into: &o.where, help: "count, for each board of RANGE, the solutions with a queen on each q<row>.<col> square and none on each e<row>.<col> square (0-based, row 0 on top), e.g. `q0.3,e1.1`, and store the count instead of the board"},
+		{flag: "requested-by", into: &o.requestedBy, dflt: "$USER",
+			help: "`NAME` recorded as who asked for the boards this call asks for first (the board's requestedBy, the column requested_by), up to 100 printable characters; \"\": not known"},
+	}, workerSettings(&o.workers, true), o.database.settings(), o.log.settings())
 }
 
 // runPrecompute asks for the boards of RANGE (e.g. 1-16, or 8,10,12-14):
@@ -36,19 +52,10 @@ var precomputeEnv = []envFlag{
 // done (a bar on a terminal, a line every few seconds otherwise), and
 // exits 1 if a board failed.
 func runPrecompute(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("precompute")
-	s := addWorkerFlags(fs, false)
-	dbFlags := addDatabaseFlags(fs)
-	// Warnings and errors only by default: the progress is on stdout.
-	logFlags := addLogFlags(fs, slog.LevelWarn)
-	wait := fs.Bool("wait", false, "work the jobs here too and show the progress until the boards are done ($"+envWait+")")
-	where := fs.String("where", "", "count, for each board of RANGE, the solutions with a queen on each q<row>.<col> square and none on each e<row>.<col> square (0-based, row 0 on top), e.g. `q0.3,e1.1`, and store the count instead of the board")
-	requestedBy := fs.String("requested-by", "", "`NAME` recorded as who asked for the boards this call asks for first; default: $USER; \"\": not known ($"+envRequestedBy+")")
-	if err := setFromEnv(fs, c.lookupEnv); err != nil {
-		return err
-	}
-	pos, err := parseArgs(fs, precomputeSynopsis+"\n\nRANGE lists board sizes from 1 to "+strconv.Itoa(precompute.MaxN)+
-		": 1-16, 8,10,12-14. Boards up to the storage limit keep every solution,\nthose above it their counts only.\nThe database: "+databaseEnvUsage+".", args, c.stdout)
+	o := newPrecomputeOptions()
+	t := newSettings("precompute", o.settings())
+	pos, err := t.parse(args, c, precomputeSynopsis+"\n\nRANGE lists board sizes from 1 to "+strconv.Itoa(precompute.MaxN)+
+		": 1-16, 8,10,12-14. Boards up to the storage limit keep every solution,\nthose above it their counts only.\nThe database: "+databaseEnvUsage+".")
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -62,11 +69,11 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	filter, err := solver.ParseFilter(*where)
+	filter, err := solver.ParseFilter(o.where)
 	if err != nil {
 		return usagef("--where: %v", err)
 	}
-	if isSet(fs, "where") && filter.IsZero() {
+	if t.isSet("where") && filter.IsZero() {
 		return usagef("--where names no square: leave it out to compute the boards themselves")
 	}
 	for _, n := range ns {
@@ -77,24 +84,24 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 	if len(ns) == 0 {
 		return usagef("RANGE names no board")
 	}
-	if err := s.check(); err != nil {
+	if err := t.refusal(&o.workers, o.workers.Check()); err != nil {
 		return err
 	}
-	if !isSet(fs, "requested-by") {
-		*requestedBy, _ = c.lookupEnv("USER")
+	if !t.isSet("requested-by") {
+		o.requestedBy, _ = c.lookupEnv("USER")
 	}
-	db, err := dbFlags.database()
+	db, err := o.database.database(t)
 	if err != nil {
 		return err
 	}
 
-	logger := logFlags.logger(c.stderr)
-	st, j, err := service.Open(ctx, db, true, s.engineConfig(logger))
+	logger := o.log.logger(c.stderr)
+	st, j, err := service.Open(ctx, db, true, engineConfig(o.workers, logger))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if *wait {
+	if o.wait {
 		if err := j.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
@@ -105,15 +112,15 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 		}()
 	}
 	if !filter.IsZero() {
-		return precomputeCounts(ctx, j, st, ns, filter, *wait, c)
+		return precomputeCounts(ctx, j, st, ns, filter, o.wait, c)
 	}
 	boards := make([]store.Board, len(ns))
 	for i, n := range ns {
-		if boards[i], err = j.Precompute(ctx, store.BoardRequest{N: n, RequestedBy: *requestedBy}, nil); err != nil {
+		if boards[i], err = j.Precompute(ctx, store.BoardRequest{N: n, RequestedBy: o.requestedBy}, nil); err != nil {
 			return fmt.Errorf("asking for board %d: %w", n, err)
 		}
 	}
-	if !*wait {
+	if !o.wait {
 		for _, b := range boards {
 			fmt.Fprintln(c.stdout, progress.AskedFor(b, false))
 		}

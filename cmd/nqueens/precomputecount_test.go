@@ -16,7 +16,7 @@ import (
 // A bad filter is a usage error.
 func TestPrecomputeWhere(t *testing.T) {
 	t.Parallel()
-	env := []string{envSQLitePath + "=" + filepath.Join(t.TempDir(), "nqueens.db")}
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "nqueens.db")}
 	f := solver.Filter{Queens: []solver.Square{{Row: 1, Col: 2}}, Empty: []solver.Square{{Row: 0, Col: 0}, {Row: 4, Col: 4}}}
 	var want strings.Builder
 	for _, n := range []int{9, 10} {

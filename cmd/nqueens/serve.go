@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,64 +19,117 @@ import (
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/internal/storemetrics"
+	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/web"
 )
 
 const serveSynopsis = "[--addr HOST:PORT] [--max-page-size K] [--request-timeout D] [--cors-origins LIST] …"
 
+// defaultPrecompute is what serve asks for on start: on the project's
+// machine (2 cores) a first start computes and stores N=1..15 in 25 s on
+// SQLite and 13 s on Postgres (docs/PERFORMANCE.md, "Precompute"); N=16
+// alone takes 50 s on Postgres and 136 s on SQLite.
+const defaultPrecompute = "1-15"
+
 // metricsDatabaseTimeout bounds the database reads of one /metrics scrape.
 const metricsDatabaseTimeout = 2 * time.Second
 
-// serveEnv are the environment twins of serve's own flags (settings.go),
-// with the field of server.Config each sets.
-var serveEnv = []envFlag{
-	{"addr", "NQUEENS_ADDR", ""},
-	{"admin-token", "NQUEENS_ADMIN_TOKEN", "Graph.AdminToken"},
-	{"rate-limit", "NQUEENS_RATE_LIMIT", "RateLimit"},
-	{"rate-burst", "NQUEENS_RATE_BURST", "RateBurst"},
-	{"max-page-size", "NQUEENS_MAX_PAGE_SIZE", "Graph.MaxPageSize"},
-	{"request-timeout", "NQUEENS_REQUEST_TIMEOUT", "RequestTimeout"},
-	{"cors-origins", "NQUEENS_CORS_ORIGINS", "CORSOrigins"},
-	{"count-max-n", "NQUEENS_COUNT_MAX_N", "Graph.CountMaxN"},
-	{"page-cache-bytes", "NQUEENS_PAGE_CACHE_BYTES", "Graph.PageCacheBytes"},
-	{"max-body-bytes", "NQUEENS_MAX_BODY_BYTES", "MaxBodyBytes"},
-	{"complexity-limit", "NQUEENS_COMPLEXITY_LIMIT", "ComplexityLimit"},
-	{"depth-limit", "NQUEENS_DEPTH_LIMIT", "DepthLimit"},
-	{"solver-budget", "NQUEENS_SOLVER_BUDGET", "Graph.SolverBudget"},
-	{"solver-slots", "NQUEENS_SOLVER_SLOTS", "Graph.SolverSlots"},
-	{"solver-queue-per-client", "NQUEENS_SOLVER_QUEUE_PER_CLIENT", "Graph.SolverQueuePerClient"},
-	{"max-tokens", "NQUEENS_MAX_TOKENS", "MaxTokens"},
-	{"max-fields", "NQUEENS_MAX_FIELDS", "MaxFields"},
-	{"query-cache-bytes", "NQUEENS_QUERY_CACHE_BYTES", "QueryCacheBytes"},
-	{"apq-cache-bytes", "NQUEENS_APQ_CACHE_BYTES", "APQCacheBytes"},
-	{"read-header-timeout", "NQUEENS_READ_HEADER_TIMEOUT", "ReadHeaderTimeout"},
-	{"read-timeout", "NQUEENS_READ_TIMEOUT", "ReadTimeout"},
-	{"write-timeout", "NQUEENS_WRITE_TIMEOUT", "WriteTimeout"},
-	{"idle-timeout", "NQUEENS_IDLE_TIMEOUT", "IdleTimeout"},
-	{"max-header-bytes", "NQUEENS_MAX_HEADER_BYTES", "MaxHeaderBytes"},
-	{"max-connections", "NQUEENS_MAX_CONNECTIONS", "MaxConnections"},
-	{"max-connections-per-client", "NQUEENS_MAX_CONNECTIONS_PER_CLIENT", "MaxConnectionsPerClient"},
-	{"max-idle-connections-per-client", "NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT", "MaxIdleConnectionsPerClient"},
-	{"shutdown-timeout", "NQUEENS_SHUTDOWN_TIMEOUT", ""},
-	{"ws-max-connections", "NQUEENS_WS_MAX_CONNECTIONS", "WSMaxConnections"},
-	{"ws-max-connections-per-client", "NQUEENS_WS_MAX_CONNECTIONS_PER_CLIENT", "WSMaxConnectionsPerClient"},
-	{"ws-max-message-bytes", "NQUEENS_WS_MAX_MESSAGE_BYTES", "WSMaxMessageBytes"},
-	{"ws-message-timeout", "NQUEENS_WS_MESSAGE_TIMEOUT", "WSMessageTimeout"},
-	{"ws-max-subscriptions", "NQUEENS_WS_MAX_SUBSCRIPTIONS", "WSMaxSubscriptions"},
-	{"ws-init-timeout", "NQUEENS_WS_INIT_TIMEOUT", "WSInitTimeout"},
-	{"ws-ping-interval", "NQUEENS_WS_PING_INTERVAL", "WSPingInterval"},
-	{"ws-pong-timeout", "NQUEENS_WS_PONG_TIMEOUT", "WSPongTimeout"},
-	{"export-max-concurrent", "NQUEENS_EXPORT_MAX_CONCURRENT", "ExportMaxConcurrent"},
-	{"export-max-per-client", "NQUEENS_EXPORT_MAX_PER_CLIENT", "ExportMaxPerClient"},
-	{"export-solver-max-n", "NQUEENS_EXPORT_SOLVER_MAX_N", "ExportSolverMaxN"},
-	{"client-ipv6-prefix", "NQUEENS_CLIENT_IPV6_PREFIX", "ClientIPv6Prefix"},
-	{"memory-limit", "NQUEENS_MEMORY_LIMIT", ""},
-	{"inflight-bytes", "NQUEENS_INFLIGHT_BYTES", "InflightBytes"},
-	{"inflight-bytes-per-client", "NQUEENS_INFLIGHT_BYTES_PER_CLIENT", "InflightBytesPerClient"},
-	{"admission-wait", "NQUEENS_ADMISSION_WAIT", "AdmissionWait"},
-	{"answer-slots", "NQUEENS_ANSWER_SLOTS", "AnswerSlots"},
-	{"migrate", "NQUEENS_MIGRATE", ""},
+// serveOptions are what serve's settings set: the server's configuration,
+// its workers', and serve's own.
+type serveOptions struct {
+	server   server.Config
+	workers  precompute.Config
+	database databaseOptions
+	log      logOptions
+	addr     string
+	// precompute is the range of boards to ask for on start ("" for none).
+	precompute      string
+	shutdownTimeout time.Duration
+	migrate         bool
+	// memoryLimit is the memory budget given (0: none), budget the one
+	// decided from it or the environment after parsing; the in-flight
+	// budgets follow it.
+	memoryLimit int64
+	budget      memlimit.Budget
+}
+
+// newServeOptions are serve's defaults: the packages' (server.DefaultConfig,
+// precompute.DefaultConfig) and serve's own.
+func newServeOptions() *serveOptions {
+	o := &serveOptions{server: server.DefaultConfig(), workers: precompute.DefaultConfig(), database: newDatabaseOptions(),
+		log: newLogOptions(slog.LevelInfo), addr: defaultAddr, precompute: defaultPrecompute, migrate: true}
+	// Requests in flight take at most their time budget, by default.
+	o.shutdownTimeout = o.server.RequestTimeout
+	return o
+}
+
+// settings is serve's settings table.
+func (o *serveOptions) settings() []setting {
+	cfg := &o.server
+	return slices.Concat([]setting{
+		{flag: "addr", into: &o.addr, help: "listen on `HOST:PORT`"},
+		{flag: "admin-token", into: &cfg.Graph.AdminToken, help: "the bearer `TOKEN` mutations and /riverui need (Authorization: Bearer …); none: they are refused. Prefer the variable: a flag shows in the process list"},
+		{flag: "migrate", into: &o.migrate, help: "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is (/readyz then says whether it is current)"},
+		{flag: "precompute", into: &o.precompute, help: "`RANGE` of boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none"},
+		{flag: "shutdown-timeout", into: &o.shutdownTimeout, help: "how long requests in flight may finish on SIGINT/SIGTERM"},
+		{flag: "max-page-size", into: &cfg.Graph.MaxPageSize, help: "largest first/last a page may ask for"},
+		{flag: "request-timeout", into: &cfg.RequestTimeout, help: "time budget of each request, e.g. 10s (TIMEOUT past it)"},
+		{flag: "max-body-bytes", into: &cfg.MaxBodyBytes, help: "largest request body (413 past it)"},
+		{flag: "complexity-limit", into: &cfg.ComplexityLimit, help: "largest query complexity: a page's items count first/last times"},
+		{flag: "depth-limit", into: &cfg.DepthLimit, help: "deepest nesting of fields in a query"},
+		{flag: "max-tokens", into: &cfg.MaxTokens, help: "most tokens (names, punctuation, values) in a GraphQL document"},
+		{flag: "max-fields", into: &cfg.MaxFields, help: "most fields in a document once its fragments are spread in place"},
+		{flag: "query-cache-bytes", into: &cfg.QueryCacheBytes, help: "memory for parsed documents kept, in bytes (only documents that passed every check)"},
+		{flag: "apq-cache-bytes", into: &cfg.APQCacheBytes, help: "memory for persisted queries kept, in bytes (registered once they pass every check)"},
+		{flag: "solver-budget", into: &cfg.Graph.SolverBudget, help: "solver time one request may spend, all of its fields together (TIMEOUT past it)"},
+		{flag: "solver-slots", into: &cfg.Graph.SolverSlots, dflt: "one per core", help: "solver searches running at once for requests, shared fairly between clients"},
+		{flag: "solver-queue-per-client", into: &cfg.Graph.SolverQueuePerClient, help: "solver searches one client may have waiting or running; past it a field is refused at once with RATE_LIMITED (reason SOLVER_PER_CLIENT) and the request's other fields still answer. All clients together: this times 50 per slot"},
+		{flag: "read-header-timeout", into: &cfg.ReadHeaderTimeout, help: "time a client has to send a request's headers"},
+		{flag: "read-timeout", into: &cfg.ReadTimeout, help: "time a client has to send a whole request, body included"},
+		{flag: "write-timeout", into: &cfg.WriteTimeout, follows: "--request-timeout plus 10s", follow: func() { cfg.WriteTimeout = server.WriteTimeoutFor(cfg.RequestTimeout) },
+			help: "time to answer a request, from the end of its headers, above --request-timeout; websockets are not cut"},
+		{flag: "idle-timeout", into: &cfg.IdleTimeout, help: "time a keep-alive connection may wait for its next request"},
+		{flag: "max-header-bytes", into: &cfg.MaxHeaderBytes, help: "largest request headers, in bytes (431 past it)"},
+		{flag: "max-connections", into: &cfg.MaxConnections, help: "connections open at once, websockets included, all clients together; past it the biggest holder's oldest idle one is closed to make room, or the new one is answered 503"},
+		{flag: "max-connections-per-client", into: &cfg.MaxConnectionsPerClient,
+			follows: "at most --max-connections", follow: func() { cfg.MaxConnectionsPerClient = min(cfg.MaxConnectionsPerClient, cfg.MaxConnections) },
+			help: "connections one client may have open, websockets included; past it its oldest idle one is closed to make room, or the new one is answered 429"},
+		{flag: "max-idle-connections-per-client", into: &cfg.MaxIdleConnectionsPerClient,
+			follows: "at most --max-connections-per-client", follow: func() {
+				cfg.MaxIdleConnectionsPerClient = min(cfg.MaxIdleConnectionsPerClient, cfg.MaxConnectionsPerClient)
+			},
+			help: "keep-alive connections one client may keep idle; past it its oldest idle ones are closed once idle for a second"},
+		{flag: "cors-origins", into: &cfg.CORSOrigins, help: "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or *; none: same origin only"},
+		{flag: "count-max-n", into: &cfg.Graph.CountMaxN, help: "largest N counted on the spot when the store has no counts; 0: none"},
+		{flag: "page-cache-bytes", into: &cfg.Graph.PageCacheBytes, help: "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off"},
+		{flag: "rate-limit", into: &cfg.RateLimit, help: "requests a second each client (remote IP address) may make to /graphql and /export; 0: no limit"},
+		{flag: "rate-burst", into: &cfg.RateBurst, help: "requests a client may make at once, above --rate-limit"},
+		{flag: "client-ipv6-prefix", into: &cfg.ClientIPv6Prefix, help: "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client"},
+		{flag: "ws-max-connections", into: &cfg.WSMaxConnections, help: "websockets open at once, all clients together; past it an upgrade is refused with 503"},
+		{flag: "ws-max-connections-per-client", into: &cfg.WSMaxConnectionsPerClient, help: "websockets one client (address, IPv6 network) may have open at once; past it its upgrades are refused with 429"},
+		{flag: "ws-max-message-bytes", into: &cfg.WSMaxMessageBytes, help: "largest websocket message, checked on its frame headers; past it the socket is closed with 1009"},
+		{flag: "ws-message-timeout", into: &cfg.WSMessageTimeout, help: "time a websocket message may take to arrive whole once it has begun; past it the socket is closed with 1008. Between messages a socket may be silent"},
+		{flag: "ws-max-subscriptions", into: &cfg.WSMaxSubscriptions, help: "operations one websocket may run at once (subscriptions, queries not answered yet)"},
+		{flag: "ws-init-timeout", into: &cfg.WSInitTimeout, help: "time a new websocket has to send connection_init; past it it is closed with 4408"},
+		{flag: "ws-ping-interval", into: &cfg.WSPingInterval, help: "how often the server pings each websocket"},
+		{flag: "ws-pong-timeout", into: &cfg.WSPongTimeout, help: "how long a websocket peer may take to answer a ping or take a message before it is dropped"},
+		{flag: "export-max-concurrent", into: &cfg.ExportMaxConcurrent, help: "downloads of /export/{n}.csv and .ndjson running at once, all clients together; past it they are refused with 503"},
+		{flag: "export-max-per-client", into: &cfg.ExportMaxPerClient, help: "downloads of /export one client may run at once; past it they are refused with 429"},
+		{flag: "export-solver-max-n", into: &cfg.ExportSolverMaxN, help: "largest N /export enumerates with the solver when the store does not hold it; 0: none"},
+		{flag: "export-stall-timeout", into: &cfg.ExportStallTimeout, help: "how long a download of /export waits for its client to take the next block before it is cut (instead of --write-timeout, which would cut a long download going well)"},
+		{flag: "export-max-duration", into: &cfg.ExportMaxDuration, help: "how long a whole download of /export may take, however well it goes; N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s"},
+		{flag: "memory-limit", into: byteCount{&o.memoryLimit}, dflt: "GOMEMLIMIT, else the container's cgroup limit, else " + memlimit.Format(server.DefaultMemoryBudget),
+			help: "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), with GOGC " + strconv.Itoa(memlimit.DefaultGOGC) + " unless GOGC is set; requests in flight hold up to a quarter of it. At least " + memlimit.Format(memlimit.MinBudget)},
+		{flag: "inflight-bytes", into: byteCount{&cfg.InflightBytes},
+			follows: "a quarter of --memory-limit", follow: func() { cfg.InflightBytes = server.DefaultInflightBytes(o.budget.Bytes) },
+			help: "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait up to --admission-wait, then are refused with 503"},
+		{flag: "inflight-bytes-per-client", into: byteCount{&cfg.InflightBytesPerClient},
+			follows: "an eighth of --inflight-bytes", follow: func() { cfg.InflightBytesPerClient = cfg.InflightBytes / 8 },
+			help: "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400 MEMORY_PER_REQUEST)"},
+		{flag: "admission-wait", into: &cfg.AdmissionWait, help: "how long a request waits for room in the in-flight memory, or for its turn to compute a heavy answer, before it is refused"},
+		{flag: "answer-slots", into: &cfg.AnswerSlots, dflt: "half the cores", help: "heavy answers (priced at 1 MiB or more: hundreds of pictures, the schema's introspection, completions of large boards) computed at once, one per client at a time; the others wait their turn, clients computing none first"},
+	}, workerSettings(&o.workers, false), o.database.settings(), o.log.settings())
 }
 
 // runServe starts the GraphQL server, opens the database (DATABASE_URL,
@@ -87,70 +142,9 @@ var serveEnv = []envFlag{
 // Boards the store holds DONE with their solutions page from the store;
 // every other board pages from the solver, with the same cursors.
 func runServe(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("serve")
-	// The flags set the fields of cfg; their defaults are the server's
-	// (server.DefaultConfig), which the help shows.
-	def := server.DefaultConfig()
-	cfg := def
-	addr := fs.String("addr", defaultAddr, "listen on `HOST:PORT` ($NQUEENS_ADDR)")
-	fs.IntVar(&cfg.Graph.MaxPageSize, "max-page-size", def.Graph.MaxPageSize, "largest first/last a page may ask for ($NQUEENS_MAX_PAGE_SIZE)")
-	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", def.RequestTimeout, "time budget of each request, e.g. 10s ($NQUEENS_REQUEST_TIMEOUT)")
-	corsOrigins := fs.String("cors-origins", strings.Join(def.CORSOrigins, ","), "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or * ($NQUEENS_CORS_ORIGINS); none: same origin only")
-	fs.IntVar(&cfg.Graph.CountMaxN, "count-max-n", def.Graph.CountMaxN, "largest N counted on the spot when the store has no counts; 0: none ($NQUEENS_COUNT_MAX_N)")
-	fs.Int64Var(&cfg.Graph.PageCacheBytes, "page-cache-bytes", def.Graph.PageCacheBytes, "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off ($NQUEENS_PAGE_CACHE_BYTES)")
-	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", def.MaxBodyBytes, "largest request body ($NQUEENS_MAX_BODY_BYTES)")
-	fs.IntVar(&cfg.ComplexityLimit, "complexity-limit", def.ComplexityLimit, "largest query complexity: a page's items count first/last times ($NQUEENS_COMPLEXITY_LIMIT)")
-	fs.IntVar(&cfg.DepthLimit, "depth-limit", def.DepthLimit, "deepest nesting of fields in a query ($NQUEENS_DEPTH_LIMIT)")
-	fs.DurationVar(&cfg.Graph.SolverBudget, "solver-budget", def.Graph.SolverBudget, "solver time one request may spend, all of its fields together ($NQUEENS_SOLVER_BUDGET)")
-	fs.IntVar(&cfg.Graph.SolverSlots, "solver-slots", def.Graph.SolverSlots, "solver searches running at once for requests, shared fairly between clients; default: one per core ($NQUEENS_SOLVER_SLOTS)")
-	fs.IntVar(&cfg.Graph.SolverQueuePerClient, "solver-queue-per-client", def.Graph.SolverQueuePerClient, "solver searches one client may have waiting or running; past it a field is refused at once with RATE_LIMITED ($NQUEENS_SOLVER_QUEUE_PER_CLIENT)")
-	fs.IntVar(&cfg.MaxTokens, "max-tokens", def.MaxTokens, "most tokens (names, punctuation, values) in a GraphQL document ($NQUEENS_MAX_TOKENS)")
-	fs.IntVar(&cfg.MaxFields, "max-fields", def.MaxFields, "most fields in a document once its fragments are spread in place ($NQUEENS_MAX_FIELDS)")
-	fs.Int64Var(&cfg.QueryCacheBytes, "query-cache-bytes", def.QueryCacheBytes, "memory for parsed documents kept, in bytes ($NQUEENS_QUERY_CACHE_BYTES)")
-	fs.Int64Var(&cfg.APQCacheBytes, "apq-cache-bytes", def.APQCacheBytes, "memory for persisted queries kept, in bytes ($NQUEENS_APQ_CACHE_BYTES)")
-	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", def.ReadHeaderTimeout, "time a client has to send a request's headers ($NQUEENS_READ_HEADER_TIMEOUT)")
-	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", def.ReadTimeout, "time a client has to send a whole request, body included ($NQUEENS_READ_TIMEOUT)")
-	// --write-timeout's default follows --request-timeout
-	// (server.WriteTimeoutFor), so it is set after parsing when not given.
-	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to answer a request, from the end of its headers, above --request-timeout; websockets are not cut; default: --request-timeout plus 10s ($NQUEENS_WRITE_TIMEOUT)")
-	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", def.IdleTimeout, "time a keep-alive connection may wait for its next request ($NQUEENS_IDLE_TIMEOUT)")
-	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", def.MaxHeaderBytes, "largest request headers, in bytes ($NQUEENS_MAX_HEADER_BYTES)")
-	fs.IntVar(&cfg.MaxConnections, "max-connections", def.MaxConnections, "connections open at once, websockets included, all clients together; past it the biggest holder's oldest idle one is closed to make room, or the new one is answered 503 ($NQUEENS_MAX_CONNECTIONS)")
-	fs.IntVar(&cfg.MaxConnectionsPerClient, "max-connections-per-client", def.MaxConnectionsPerClient, "connections one client may have open, websockets included; past it its oldest idle one is closed to make room, or the new one is answered 429 ($NQUEENS_MAX_CONNECTIONS_PER_CLIENT)")
-	fs.IntVar(&cfg.MaxIdleConnectionsPerClient, "max-idle-connections-per-client", def.MaxIdleConnectionsPerClient, "keep-alive connections one client may keep idle; past it its oldest idle ones are closed once idle for a second ($NQUEENS_MAX_IDLE_CONNECTIONS_PER_CLIENT)")
-	// Requests in flight take at most their time budget, by default.
-	shutdown := fs.Duration("shutdown-timeout", def.RequestTimeout, "how long requests in flight may finish on SIGINT/SIGTERM ($NQUEENS_SHUTDOWN_TIMEOUT)")
-	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is ($NQUEENS_MIGRATE)")
-	fs.StringVar(&cfg.Graph.AdminToken, "admin-token", def.Graph.AdminToken, "the bearer `TOKEN` mutations and /riverui need; none: they are refused. Prefer $NQUEENS_ADMIN_TOKEN: a flag shows in the process list ($NQUEENS_ADMIN_TOKEN)")
-	fs.Float64Var(&cfg.RateLimit, "rate-limit", def.RateLimit, "requests a second each client (remote IP address) may make to /graphql; 0: no limit ($NQUEENS_RATE_LIMIT)")
-	fs.IntVar(&cfg.RateBurst, "rate-burst", def.RateBurst, "requests a client may make at once, above --rate-limit ($NQUEENS_RATE_BURST)")
-	fs.IntVar(&cfg.WSMaxConnections, "ws-max-connections", def.WSMaxConnections, "websockets open at once, all clients together; past it an upgrade is refused with 503 ($NQUEENS_WS_MAX_CONNECTIONS)")
-	fs.IntVar(&cfg.WSMaxConnectionsPerClient, "ws-max-connections-per-client", def.WSMaxConnectionsPerClient, "websockets one client (address, IPv6 network) may have open at once; past it its upgrades are refused with 429 ($NQUEENS_WS_MAX_CONNECTIONS_PER_CLIENT)")
-	fs.Int64Var(&cfg.WSMaxMessageBytes, "ws-max-message-bytes", def.WSMaxMessageBytes, "largest websocket message, checked on its frame headers; past it the socket is closed with 1009 ($NQUEENS_WS_MAX_MESSAGE_BYTES)")
-	fs.DurationVar(&cfg.WSMessageTimeout, "ws-message-timeout", def.WSMessageTimeout, "time a websocket message may take to arrive whole once it has begun; past it the socket is closed with 1008 ($NQUEENS_WS_MESSAGE_TIMEOUT)")
-	fs.IntVar(&cfg.WSMaxSubscriptions, "ws-max-subscriptions", def.WSMaxSubscriptions, "operations one websocket may run at once (subscriptions, queries not answered yet) ($NQUEENS_WS_MAX_SUBSCRIPTIONS)")
-	fs.DurationVar(&cfg.WSInitTimeout, "ws-init-timeout", def.WSInitTimeout, "time a new websocket has to send connection_init; past it it is closed with 4408 ($NQUEENS_WS_INIT_TIMEOUT)")
-	fs.DurationVar(&cfg.WSPingInterval, "ws-ping-interval", def.WSPingInterval, "how often the server pings each websocket ($NQUEENS_WS_PING_INTERVAL)")
-	fs.DurationVar(&cfg.WSPongTimeout, "ws-pong-timeout", def.WSPongTimeout, "how long a websocket peer may take to answer a ping or take a message before it is dropped ($NQUEENS_WS_PONG_TIMEOUT)")
-	fs.IntVar(&cfg.ExportMaxConcurrent, "export-max-concurrent", def.ExportMaxConcurrent, "downloads of /export/{n}.csv and .ndjson running at once, all clients together; past it they are refused with 503 ($NQUEENS_EXPORT_MAX_CONCURRENT)")
-	fs.IntVar(&cfg.ExportMaxPerClient, "export-max-per-client", def.ExportMaxPerClient, "downloads of /export one client may run at once; past it they are refused with 429 ($NQUEENS_EXPORT_MAX_PER_CLIENT)")
-	fs.IntVar(&cfg.ExportSolverMaxN, "export-solver-max-n", def.ExportSolverMaxN, "largest N /export enumerates with the solver when the store does not hold it; 0: none ($NQUEENS_EXPORT_SOLVER_MAX_N)")
-	fs.IntVar(&cfg.ClientIPv6Prefix, "client-ipv6-prefix", def.ClientIPv6Prefix, "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client ($NQUEENS_CLIENT_IPV6_PREFIX)")
-	// The memory budget decides the in-flight budgets unless they are
-	// given (memlimit; set after parsing).
-	var memoryLimit, inflight, inflightPerClient byteSize
-	fs.Var(&memoryLimit, "memory-limit", "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), requests in flight hold up to a quarter of it; default: GOMEMLIMIT, else the container's cgroup limit, else 512MiB ($NQUEENS_MEMORY_LIMIT)")
-	fs.Var(&inflight, "inflight-bytes", "memory `BYTES` requests in flight may hold, all clients together (bodies, documents, expected answers); past it they wait, then are refused with 503; default: a quarter of --memory-limit ($NQUEENS_INFLIGHT_BYTES)")
-	fs.Var(&inflightPerClient, "inflight-bytes-per-client", "memory `BYTES` one client's requests in flight may hold; past it they wait, then are refused with 429 (a request larger than it at once, 400); default: an eighth of --inflight-bytes ($NQUEENS_INFLIGHT_BYTES_PER_CLIENT)")
-	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", def.AdmissionWait, "how long a request waits for room in the in-flight memory, or for its turn to compute a heavy answer, before it is refused ($NQUEENS_ADMISSION_WAIT)")
-	fs.IntVar(&cfg.AnswerSlots, "answer-slots", def.AnswerSlots, "heavy answers (priced at 1 MiB or more) computed at once, one per client at a time; the others wait their turn; default: half the cores ($NQUEENS_ANSWER_SLOTS)")
-	workerFlags := addWorkerFlags(fs, true) // workers.go
-	dbFlags := addDatabaseFlags(fs)
-	logFlags := addLogFlags(fs, slog.LevelInfo)
-	if err := setFromEnv(fs, c.lookupEnv); err != nil {
-		return err
-	}
-	pos, err := parseArgs(fs, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.", args, c.stdout)
+	o := newServeOptions()
+	t := newSettings("serve", o.settings())
+	pos, err := t.parse(args, c, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.")
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -160,56 +154,42 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if len(pos) > 0 {
 		return usagef("serve takes no arguments, got %s", strings.Join(pos, " "))
 	}
-	for o := range strings.SplitSeq(*corsOrigins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			cfg.CORSOrigins = append(cfg.CORSOrigins, o)
-		}
-	}
-	// The settings that follow others unless given.
-	if !isSet(fs, "write-timeout") {
-		cfg.WriteTimeout = server.WriteTimeoutFor(cfg.RequestTimeout)
-	} else if cfg.WriteTimeout > 0 && cfg.WriteTimeout <= cfg.RequestTimeout {
-		return usagef("%s (%s) must be longer than %s (%s), or answers would be cut before their time budget ends", setting("write-timeout"), cfg.WriteTimeout, setting("request-timeout"), cfg.RequestTimeout)
-	}
-	// A page size smaller than the default page makes that page smaller.
-	cfg.Graph.DefaultPageSize = min(cfg.Graph.DefaultPageSize, cfg.Graph.MaxPageSize)
-	// A total smaller than a default share makes that share smaller.
-	if !isSet(fs, "max-connections-per-client") {
-		cfg.MaxConnectionsPerClient = min(cfg.MaxConnectionsPerClient, cfg.MaxConnections)
-	}
-	if !isSet(fs, "max-idle-connections-per-client") {
-		cfg.MaxIdleConnectionsPerClient = min(cfg.MaxIdleConnectionsPerClient, cfg.MaxConnectionsPerClient)
-	}
 	// The memory budget: the setting, GOMEMLIMIT, the container's limit
-	// or the default; the in-flight budgets follow it unless given.
-	budget, err := memlimit.Decide(memlimit.Inputs{Setting: int64(memoryLimit), SettingName: setting("memory-limit"),
+	// or the default; then the settings that follow others, the in-flight
+	// budgets among them, unless given.
+	o.budget, err = memlimit.Decide(memlimit.Inputs{Setting: o.memoryLimit, SettingName: t.name("memory-limit"),
 		LookupEnv: c.lookupEnv, Cgroup: automemlimit.FromCgroup, Default: server.DefaultMemoryBudget})
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cfg.InflightBytes = server.DefaultInflightBytes(budget.Bytes)
-	if isSet(fs, "inflight-bytes") {
-		cfg.InflightBytes = int64(inflight)
+	t.follow()
+	cfg := &o.server
+	if t.isSet("write-timeout") && cfg.WriteTimeout > 0 && cfg.WriteTimeout <= cfg.RequestTimeout {
+		return usagef("%s (%s) must be longer than %s (%s), or answers would be cut before their time budget ends", t.name("write-timeout"), cfg.WriteTimeout, t.name("request-timeout"), cfg.RequestTimeout)
 	}
-	cfg.InflightBytesPerClient = cfg.InflightBytes / 8
-	if isSet(fs, "inflight-bytes-per-client") {
-		cfg.InflightBytesPerClient = int64(inflightPerClient)
-	}
-	if err := cfg.Check(); err != nil {
-		return settingError(err, serveEnv)
-	}
-	if *shutdown < 0 {
-		return usagef("%s must not be negative, got %s", setting("shutdown-timeout"), *shutdown)
-	}
-	if err := workerFlags.check(); err != nil {
+	// A page size smaller than the default page makes that page smaller.
+	cfg.Graph.DefaultPageSize = min(cfg.Graph.DefaultPageSize, cfg.Graph.MaxPageSize)
+	if err := t.refusal(cfg, cfg.Check()); err != nil {
 		return err
 	}
-	db, err := dbFlags.database()
+	if o.shutdownTimeout < 0 {
+		return usagef("%s must not be negative, got %s", t.name("shutdown-timeout"), o.shutdownTimeout)
+	}
+	if err := t.refusal(&o.workers, o.workers.Check()); err != nil {
+		return err
+	}
+	if o.precompute != "" {
+		if _, err := service.ParseBoards(o.precompute); err != nil {
+			return usagef("%s: %v", t.name("precompute"), err)
+		}
+	}
+	db, err := o.database.database(t)
 	if err != nil {
 		return err
 	}
+	budget := o.budget
 
-	logger := logFlags.logger(c.stderr)
+	logger := o.log.logger(c.stderr)
 	// The runtime's soft limit and GOGC, for as long as serve runs (the
 	// tests run it in their own process).
 	defer budget.Apply()()
@@ -221,7 +201,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 		logger.Warn("the container's memory limit could not be read; the budget is the default", "error", budget.CgroupProblem)
 	}
 	// Listen first: a bad address fails before the database is touched.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
@@ -235,14 +215,14 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// subscribers hear of it at once (the server exists once the store's
 	// startup is set up, so the hook reads it late).
 	var served atomic.Pointer[server.Server]
-	engineCfg := workerFlags.engineConfig(logger)
+	engineCfg := engineConfig(o.workers, logger)
 	engineCfg.OnBoardChanged = func(n int) {
 		if srv := served.Load(); srv != nil {
 			srv.Resolver().PokeBoard(n)
 		}
 	}
-	up := service.NewStartup(service.Config{Database: db, Migrate: *migrate, Workers: engineCfg,
-		Precompute: workerFlags.precompute, Logger: logger})
+	up := service.NewStartup(service.Config{Database: db, Migrate: o.migrate, Workers: engineCfg,
+		Precompute: o.precompute, Logger: logger})
 	defer up.Close()
 	// The metrics at /metrics (internal/metrics): the API's store calls
 	// are timed, the database's boards and jobs read at each scrape.
@@ -259,7 +239,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	cfg.OnOperation = m.Operation
 	cfg.Logger = logger
 
-	srv, err := server.New(cfg)
+	srv, err := server.New(*cfg)
 	if err != nil {
 		return err
 	}
@@ -278,7 +258,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if f, ok := c.stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", *migrate,
+	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", o.migrate,
 		"page_cache", cfg.Graph.PageCacheBytes, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil)
 
 	errc := make(chan error, 1)
@@ -291,9 +271,9 @@ func runServe(ctx context.Context, args []string, c console) error {
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down", "timeout", shutdown.String())
+	logger.Info("shutting down", "timeout", o.shutdownTimeout.String())
 	srv.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"iter"
 	"slices"
@@ -34,13 +33,29 @@ const (
 // line between solutions.
 var formats = []string{"placement", "rows", "matrix", "chess"}
 
+// solveOptions are what solve's settings set.
+type solveOptions struct {
+	all, unique bool
+	limit       int
+	format      string
+}
+
+func newSolveOptions() *solveOptions { return &solveOptions{format: "placement"} }
+
+// settings is solve's settings table.
+func (o *solveOptions) settings() []setting {
+	return []setting{
+		{flag: "all", env: flagOnly, into: &o.all, help: "list every solution in lexicographic order (N up to " + strconv.Itoa(maxSearchN) + ")"},
+		{flag: "limit", env: flagOnly, into: &o.limit, dflt: "none", help: "list the first `K` solutions in lexicographic order (N up to " + strconv.Itoa(maxSearchN) + ")"},
+		{flag: "unique", env: flagOnly, into: &o.unique, help: "list only canonical solutions, one per symmetry class; alone it means --limit 1"},
+		{flag: "format", env: flagOnly, into: &o.format, help: "`FORMAT` of the output: " + strings.Join(formats, ", ")},
+	}
+}
+
 func runSolve(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("solve")
-	all := fs.Bool("all", false, "list every solution in lexicographic order (N up to "+strconv.Itoa(maxSearchN)+")")
-	limit := fs.Int("limit", 0, "list the first `K` solutions in lexicographic order (N up to "+strconv.Itoa(maxSearchN)+")")
-	unique := fs.Bool("unique", false, "list only canonical solutions, one per symmetry class; alone it means --limit 1")
-	format := fs.String("format", "placement", "`FORMAT` of the output: "+strings.Join(formats, ", "))
-	pos, err := parseArgs(fs, solveSynopsis, args, c.stdout)
+	o := newSolveOptions()
+	t := newSettings("solve", o.settings())
+	pos, err := t.parse(args, c, solveSynopsis)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -48,26 +63,25 @@ func runSolve(ctx context.Context, args []string, c console) error {
 		return err
 	}
 
-	limitSet := false
-	fs.Visit(func(f *flag.Flag) { limitSet = limitSet || f.Name == "limit" })
+	limitSet := t.isSet("limit")
 	switch {
-	case *all && limitSet:
+	case o.all && limitSet:
 		return usagef("--all and --limit exclude each other: give one")
-	case limitSet && *limit < 1:
-		return usagef("--limit must be a whole number of solutions, at least 1, got %d", *limit)
+	case limitSet && o.limit < 1:
+		return usagef("--limit must be a whole number of solutions, at least 1, got %d", o.limit)
 	}
-	if !slices.Contains(formats, *format) {
-		return usagef("unknown format %q; formats are %s", *format, strings.Join(formats, ", "))
+	if !slices.Contains(formats, o.format) {
+		return usagef("unknown format %q; formats are %s", o.format, strings.Join(formats, ", "))
 	}
-	drawn := *format == "rows" || *format == "matrix"
-	enumerate := *all || limitSet || *unique
+	drawn := o.format == "rows" || o.format == "matrix"
+	enumerate := o.all || limitSet || o.unique
 
 	var n int
 	switch {
 	case enumerate:
 		n, err = parseN(pos, maxSearchN, "when listing solutions (--all, --limit, --unique)")
 	case drawn:
-		n, err = parseN(pos, maxDrawN, "for --format "+*format+" (its output is N² characters)")
+		n, err = parseN(pos, maxDrawN, "for --format "+o.format+" (its output is N² characters)")
 	default:
 		n, err = parseN(pos, maxSolveN, "for one solution")
 	}
@@ -78,18 +92,18 @@ func runSolve(ctx context.Context, args []string, c console) error {
 	w := bufio.NewWriterSize(c.stdout, 64<<10)
 	if enumerate {
 		seq := solver.All(n)
-		if *unique {
+		if o.unique {
 			seq = solver.AllUnique(n)
 		}
 		k := 0 // no limit
 		if limitSet {
-			k = *limit
-		} else if !*all {
+			k = o.limit
+		} else if !o.all {
 			k = 1 // --unique alone
 		}
-		err = list(ctx, w, n, seq, k, *format)
+		err = list(ctx, w, n, seq, k, o.format)
 	} else {
-		err = one(w, n, *format)
+		err = one(w, n, o.format)
 	}
 	if err != nil {
 		return err

@@ -41,6 +41,22 @@ type validateConflict struct {
 	Message string              `json:"message"`
 }
 
+// validateOptions are what validate's settings set.
+type validateOptions struct {
+	form string
+	json bool
+}
+
+func newValidateOptions() *validateOptions { return &validateOptions{} }
+
+// settings is validate's settings table.
+func (o *validateOptions) settings() []setting {
+	return []setting{
+		{flag: "form", env: flagOnly, into: &o.form, dflt: "detected", help: "the `FORM` the board is written in: " + formNames()},
+		{flag: "json", env: flagOnly, into: &o.json, help: "print one JSON object instead of the verdict and conflicts in words"},
+	}
+}
+
 // runValidate reads a board in any form solve prints (or the API
 // returns) and says whether it is a solution. The text output is a
 // verdict line, then one line per conflict:
@@ -53,10 +69,8 @@ type validateConflict struct {
 // that is no board.
 func runValidate(ctx context.Context, args []string, c console) error {
 	stdout := c.stdout
-	fs := newFlagSet("validate")
-	formName := fs.String("form", "", "the `FORM` the board is written in: "+formNames()+"; without it, the form is detected")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the verdict and conflicts in words")
-	pos, err := parseArgs(fs, validateSynopsis, args, stdout)
+	o := newValidateOptions()
+	pos, err := newSettings("validate", o.settings()).parse(args, c, validateSynopsis)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -64,8 +78,8 @@ func runValidate(ctx context.Context, args []string, c console) error {
 		return err
 	}
 	var form solver.Form
-	if *formName != "" {
-		if form, err = solver.ParseForm(*formName); err != nil {
+	if o.form != "" {
+		if form, err = solver.ParseForm(o.form); err != nil {
 			return usagef("--form: %v", err)
 		}
 	}
@@ -88,7 +102,7 @@ func runValidate(ctx context.Context, args []string, c console) error {
 	}
 
 	w := bufio.NewWriter(stdout)
-	if *asJSON {
+	if o.json {
 		res := validateResult{N: len(p), Form: read, Valid: len(conflicts) == 0, Conflicts: []validateConflict{}}
 		for _, c := range conflicts {
 			res.Conflicts = append(res.Conflicts, validateConflict{c.RowA, c.RowB, c.ColA, c.ColB, c.Kind, c.Error()})

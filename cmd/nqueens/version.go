@@ -13,6 +13,16 @@ import (
 
 const versionSynopsis = "[--json]"
 
+// versionOptions are what version's settings set.
+type versionOptions struct{ json bool }
+
+func newVersionOptions() *versionOptions { return &versionOptions{} }
+
+// settings is version's settings table.
+func (o *versionOptions) settings() []setting {
+	return []setting{{flag: "json", env: flagOnly, into: &o.json, help: "print one JSON object instead of key/value lines"}}
+}
+
 // runVersion prints which build this is, one "key value" line per field:
 //
 //	version v0.0.0-20251201220100-1c52621abcde
@@ -24,9 +34,8 @@ const versionSynopsis = "[--json]"
 // time is left out when unknown. --json prints the same fields as one
 // JSON object.
 func runVersion(_ context.Context, args []string, c console) error {
-	fs := newFlagSet("version")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of key/value lines")
-	pos, err := parseArgs(fs, versionSynopsis, args, c.stdout)
+	o := newVersionOptions()
+	pos, err := newSettings("version", o.settings()).parse(args, c, versionSynopsis)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -37,7 +46,7 @@ func runVersion(_ context.Context, args []string, c console) error {
 		return usagef("version takes no arguments, got %s", strings.Join(pos, " "))
 	}
 	info := buildinfo.Read()
-	if *asJSON {
+	if o.json {
 		return json.NewEncoder(c.stdout).Encode(info)
 	}
 	var b strings.Builder

@@ -5,13 +5,34 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/nqueens/nqueens/internal/progress"
 	"github.com/nqueens/nqueens/internal/service"
+	"github.com/nqueens/nqueens/precompute"
 )
 
 const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--rescue-after D] [--shutdown-timeout D] [--migrate=false] [--log-level L] [--log-format F] …"
+
+// workerOptions are what worker's settings set.
+type workerOptions struct {
+	workers  precompute.Config
+	migrate  bool
+	database databaseOptions
+	log      logOptions
+}
+
+func newWorkerOptions() *workerOptions {
+	return &workerOptions{workers: precompute.DefaultConfig(), migrate: true, database: newDatabaseOptions(), log: newLogOptions(slog.LevelInfo)}
+}
+
+// settings is worker's settings table.
+func (o *workerOptions) settings() []setting {
+	return slices.Concat(workerSettings(&o.workers, true), []setting{
+		{flag: "migrate", into: &o.migrate, help: "apply the database migrations not applied yet on start; --migrate=false leaves the schema alone and stops if it is not at this binary's version"},
+	}, o.database.settings(), o.log.settings())
+}
 
 // runWorker works precompute jobs until SIGINT or SIGTERM: any number of
 // worker processes, on any number of machines, share the chunks of one
@@ -20,15 +41,9 @@ const workerSynopsis = "[--workers K] [--store-max-n N] [--job-timeout D] [--res
 // --shutdown-timeout, cancels them: they roll back and run again later,
 // here or elsewhere), and exits 0.
 func runWorker(ctx context.Context, args []string, c console) error {
-	fs := newFlagSet("worker")
-	s := addWorkerFlags(fs, false)
-	migrate := fs.Bool("migrate", true, "apply the database migrations not applied yet on start; --migrate=false leaves the schema alone and stops if it is not at this binary's version ($NQUEENS_MIGRATE)")
-	dbFlags := addDatabaseFlags(fs)
-	logFlags := addLogFlags(fs, slog.LevelInfo)
-	if err := setFromEnv(fs, c.lookupEnv); err != nil {
-		return err
-	}
-	pos, err := parseArgs(fs, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".", args, c.stdout)
+	o := newWorkerOptions()
+	t := newSettings("worker", o.settings())
+	pos, err := t.parse(args, c, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".")
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -38,19 +53,19 @@ func runWorker(ctx context.Context, args []string, c console) error {
 	if len(pos) > 0 {
 		return usagef("worker takes no arguments, got %s", strings.Join(pos, " "))
 	}
-	if err := s.check(); err != nil {
+	if err := t.refusal(&o.workers, o.workers.Check()); err != nil {
 		return err
 	}
 
-	db, err := dbFlags.database()
+	db, err := o.database.database(t)
 	if err != nil {
 		return err
 	}
 
-	logger := logFlags.logger(c.stderr)
+	logger := o.log.logger(c.stderr)
 	// An unreachable database is waited for; a signal meanwhile ends the
 	// worker as cleanly as one later.
-	st, j, err := service.StartWhenReachable(ctx, db, *migrate, s.engineConfig(logger))
+	st, j, err := service.StartWhenReachable(ctx, db, o.migrate, engineConfig(o.workers, logger))
 	if err != nil {
 		if ctx.Err() != nil {
 			logger.Info("stopped before the database was reachable")
@@ -59,11 +74,11 @@ func runWorker(ctx context.Context, args []string, c console) error {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(c.stdout, "nqueens: worker working %s at once on %s\n", progress.Plural(s.config.Workers, "job"), db)
-	logger.Info("worker started", "database", db.String(), "workers", s.config.Workers, "store_max_n", s.config.StoreMaxN)
+	fmt.Fprintf(c.stdout, "nqueens: worker working %s at once on %s\n", progress.Plural(o.workers.Workers, "job"), db)
+	logger.Info("worker started", "database", db.String(), "workers", o.workers.Workers, "store_max_n", o.workers.StoreMaxN)
 
 	<-ctx.Done()
-	logger.Info("stopping: running chunks commit or roll back", "timeout", s.config.StopTimeout.String())
+	logger.Info("stopping: running chunks commit or roll back", "timeout", o.workers.StopTimeout.String())
 	if err := j.Shutdown(); err != nil {
 		return err
 	}
