@@ -420,8 +420,12 @@ func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawPa
 		}
 		c.sendFor(op, "next", func(b *bytes.Buffer) { writeResponse(b, resp) })
 	}
-	if c.closing.Err() != nil {
-		return // the connection is closing: nobody to tell
+	if c.closing.Err() != nil || c.t.s.closing.Err() != nil {
+		// The connection is closing, or the server is: the stream did not
+		// end, so no "complete"; the close frame (1001) says why. The
+		// server's own context is checked too, since the connection's
+		// learns of Close a moment after the subscriptions' hub does.
+		return
 	}
 	c.finish(op, "complete", nil)
 }
