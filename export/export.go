@@ -20,6 +20,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -52,7 +53,7 @@ func ParseFormat(name string) (Format, error) {
 			return Format(i), nil
 		}
 	}
-	return 0, store.Errorf(store.EINVALID, "unknown format %q; formats are %s", name, strings.Join(formatNames[:], ", "))
+	return 0, nqueens.Errorf(nqueens.EINVALID, "unknown format %q; formats are %s", name, strings.Join(formatNames[:], ", "))
 }
 
 // Request is what to export.
@@ -69,16 +70,16 @@ type Request struct {
 // Check checks the request: EINVALID with what is allowed.
 func (r Request) Check() error {
 	if r.N < 1 || r.N > solver.MaxSearchN {
-		return store.Errorf(store.EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, r.N)
+		return nqueens.Errorf(nqueens.EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, r.N)
 	}
 	if k := len(r.Filter.Queens) + len(r.Filter.Empty); k > store.MaxFilterSquares {
-		return store.Errorf(store.EINVALID, "a filter names at most %d squares (queens and empty together), got %d", store.MaxFilterSquares, k)
+		return nqueens.Errorf(nqueens.EINVALID, "a filter names at most %d squares (queens and empty together), got %d", store.MaxFilterSquares, k)
 	}
 	if err := r.Filter.Check(r.N); err != nil {
-		return store.Errorf(store.EINVALID, "filter: %v", err)
+		return nqueens.Errorf(nqueens.EINVALID, "filter: %v", err)
 	}
 	if r.Format < 0 || int(r.Format) >= len(formatNames) {
-		return store.Errorf(store.EINVALID, "unknown format %d", int(r.Format))
+		return nqueens.Errorf(nqueens.EINVALID, "unknown format %d", int(r.Format))
 	}
 	return nil
 }
@@ -124,12 +125,12 @@ func Plan(ctx context.Context, st Store, req Request, solverMaxN int) (*Export, 
 		switch {
 		case err == nil && b.State == store.Done && b.StoresSolutions:
 			return &Export{Request: req, Source: FromStore, st: st}, nil
-		case err != nil && store.ErrorCode(err) != store.ENOTFOUND:
+		case err != nil && nqueens.ErrorCode(err) != nqueens.ENOTFOUND:
 			return nil, err
 		}
 	}
 	if req.N > solverMaxN {
-		return nil, store.Errorf(store.EINVALID, "N=%d is not stored, and boards that are not are exported up to N=%d", req.N, solverMaxN)
+		return nil, nqueens.Errorf(nqueens.EINVALID, "N=%d is not stored, and boards that are not are exported up to N=%d", req.N, solverMaxN)
 	}
 	return &Export{Request: req, Source: FromSolver}, nil
 }

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
@@ -171,11 +171,11 @@ func TestPlanRefuses(t *testing.T) {
 		"filter off board":                      {N: 6, Filter: solver.Filter{Queens: []solver.Square{{Row: 6, Col: 1}}}},
 		"not stored, beyond the solver's bound": {N: 13},
 	} {
-		if _, err := export.Plan(t.Context(), st, req, 12); store.ErrorCode(err) != store.EINVALID {
+		if _, err := export.Plan(t.Context(), st, req, 12); nqueens.ErrorCode(err) != nqueens.EINVALID {
 			t.Errorf("%s: Plan(%+v) = %v, want EINVALID", name, req, err)
 		}
 	}
-	if _, err := export.ParseFormat("xlsx"); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "csv, ndjson, placement") {
+	if _, err := export.ParseFormat("xlsx"); nqueens.ErrorCode(err) != nqueens.EINVALID || !strings.Contains(err.Error(), "csv, ndjson, placement") {
 		t.Errorf("ParseFormat(xlsx) = %v, want EINVALID naming the formats", err)
 	}
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -11,7 +12,7 @@ import (
 // this file, defined here, on the consumer's side, in the store's domain
 // types: a store.Store is a BoardReader and a SolutionSource as it is, and
 // so is every other implementation (SolverSource pages every N from the
-// solver). Their errors carry store error codes, which errors.go maps to
+// solver). Their errors carry the service's error codes (package nqueens), which errors.go maps to
 // the API's. The store plugs in through Options.Boards and
 // Options.Stored, the precompute engine through Options.Precompute and
 // Options.Plans. Left nil, the server runs without them: every board is
@@ -82,7 +83,7 @@ type PendingPlans interface {
 // noStore is the absent store: it has no row for any board.
 type noStore struct{}
 
-var errNoStore = store.Errorf(store.ENOTFOUND, "the server runs without a store")
+var errNoStore = nqueens.Errorf(nqueens.ENOTFOUND, "the server runs without a store")
 
 func (noStore) Board(context.Context, int) (store.Board, error) { return store.Board{}, errNoStore }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/quota"
-	"github.com/nqueens/nqueens/store"
 )
 
 // Code is the machine-readable kind of an error, sent as extensions.code.
@@ -79,7 +79,7 @@ func internal(err error) *Error {
 }
 
 // dependencyError turns an error of a dependency (store, precompute) into
-// the API's error, the one place where store error codes become
+// the API's error, the one place where the service's error codes become
 // extensions.code: the request's own end first (a dependency may report
 // it as anything, a connection it cut for instance), then EUNAVAILABLE →
 // UNAVAILABLE, ENOTFOUND → NOT_FOUND, EINVALID → BAD_USER_INPUT with the
@@ -102,13 +102,13 @@ func dependencyError(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return timeout
 	}
-	switch store.ErrorCode(err) {
-	case store.EUNAVAILABLE:
+	switch nqueens.ErrorCode(err) {
+	case nqueens.EUNAVAILABLE:
 		return &Error{Code: CodeUnavailable, Message: what + " is unavailable right now; try again shortly", Err: err}
-	case store.ENOTFOUND:
+	case nqueens.ENOTFOUND:
 		return &Error{Code: CodeNotFound, Message: what + ": not found", Err: err}
-	case store.EINVALID:
-		return &Error{Code: CodeBadUserInput, Message: store.ErrorMessage(err), Err: err}
+	case nqueens.EINVALID:
+		return &Error{Code: CodeBadUserInput, Message: nqueens.ErrorMessage(err), Err: err}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return timeout

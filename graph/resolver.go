@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/boardwatch"
 	"github.com/nqueens/nqueens/internal/bytecache"
 	"github.com/nqueens/nqueens/internal/configcheck"
@@ -318,7 +319,7 @@ func (r *Resolver) status(ctx context.Context, n int) (store.Board, error) {
 	}
 	b, err := r.boards.Board(ctx, n)
 	switch {
-	case store.ErrorCode(err) == store.ENOTFOUND:
+	case nqueens.ErrorCode(err) == nqueens.ENOTFOUND:
 		return store.Board{N: n}, nil
 	case err != nil:
 		return store.Board{}, dependencyError(ctx, fmt.Sprintf("reading board N=%d from the store", n), err)

@@ -9,7 +9,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens"
 )
 
 // SolutionAt is the resolver for the solutionAt field.
@@ -40,7 +40,7 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 		return nil, newError(CodeNotFound, "N=%d has %s; rank is from 1 to %d, got %d", n, pluralOf(*total, what, whats), *total, rank)
 	}
 	p, err := r.solutionAt(ctx, st, canonical, uint64(rank))
-	if store.ErrorCode(err) == store.ENOTFOUND {
+	if nqueens.ErrorCode(err) == nqueens.ENOTFOUND {
 		if rank == 1 {
 			return nil, newError(CodeNotFound, "N=%d has no %s", n, what)
 		}

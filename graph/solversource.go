@@ -7,6 +7,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -254,7 +255,7 @@ func (s *SolverSource) walk(ctx context.Context, what string, n int, unique bool
 // SolutionAt implements SolutionSource by walking the listing to rank.
 func (s *SolverSource) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	if rank == 0 {
-		return store.Solution{}, store.Errorf(store.EINVALID, "ranks count from 1 (the first solution in lexicographic order), got 0")
+		return store.Solution{}, nqueens.Errorf(nqueens.EINVALID, "ranks count from 1 (the first solution in lexicographic order), got 0")
 	}
 	var (
 		k     uint64
@@ -271,7 +272,7 @@ func (s *SolverSource) SolutionAt(ctx context.Context, n int, rank uint64, uniqu
 	case err != nil:
 		return store.Solution{}, err
 	case found == nil:
-		return store.Solution{}, store.Errorf(store.ENOTFOUND, "the listing of N=%d (unique %t) has %d items", n, unique, k)
+		return store.Solution{}, nqueens.Errorf(nqueens.ENOTFOUND, "the listing of N=%d (unique %t) has %d items", n, unique, k)
 	}
 	return store.Solution{N: n, Placement: found, Rank: rank}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -29,7 +30,7 @@ func (r *Resolver) squareCounts(ctx context.Context, b *Board) (*solver.SquareCo
 	b.squares.once.Do(func() {
 		s, err := r.boards.SquareCounts(ctx, b.N)
 		switch {
-		case store.ErrorCode(err) == store.ENOTFOUND:
+		case nqueens.ErrorCode(err) == nqueens.ENOTFOUND:
 		case err != nil:
 			b.squares.err = dependencyError(ctx, "reading the square counts from the store", err)
 		default:

@@ -14,8 +14,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store"
 )
 
 // Unit tests of the pieces the HTTP tests cannot reach without a store:
@@ -37,10 +37,10 @@ func TestErrorPresenter(t *testing.T) {
 		{"ours", badInput("first must be from 0 to 1000, got -1"), "BAD_USER_INPUT", "first must be", false},
 		{"plain error", secret, "INTERNAL", "internal error (ref ", true},
 		{"wrapped internal", internal(fmt.Errorf("scan: %w", secret)), "INTERNAL", "internal error (ref ", true},
-		{"store down", dependencyError(ctx, "reading board N=8 from the store", &store.Error{Code: store.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: secret}), "UNAVAILABLE", "unavailable", true},
-		{"store not found", dependencyError(ctx, "ranking a solution of N=8", store.Errorf(store.ENOTFOUND, "N=8 is not done")), "NOT_FOUND", "not found", false},
-		{"store refuses", dependencyError(ctx, "asking for the precompute of N=20", store.Errorf(store.EINVALID, "N=20 is above the storage limit")), "BAD_USER_INPUT", "above the storage limit", false},
-		{"store bug", dependencyError(ctx, "reading board N=8 from the store", &store.Error{Code: store.EINTERNAL, Message: "scan", Err: secret}), "INTERNAL", "internal error (ref ", true},
+		{"store down", dependencyError(ctx, "reading board N=8 from the store", &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: secret}), "UNAVAILABLE", "unavailable", true},
+		{"store not found", dependencyError(ctx, "ranking a solution of N=8", nqueens.Errorf(nqueens.ENOTFOUND, "N=8 is not done")), "NOT_FOUND", "not found", false},
+		{"store refuses", dependencyError(ctx, "asking for the precompute of N=20", nqueens.Errorf(nqueens.EINVALID, "N=20 is above the storage limit")), "BAD_USER_INPUT", "above the storage limit", false},
+		{"store bug", dependencyError(ctx, "reading board N=8 from the store", &nqueens.Error{Code: nqueens.EINTERNAL, Message: "scan", Err: secret}), "INTERNAL", "internal error (ref ", true},
 		{"store timeout", dependencyError(ctx, "listing solutions of N=16", context.DeadlineExceeded), "TIMEOUT", "time budget", false},
 		{"deadline", fmt.Errorf("query: %w", context.DeadlineExceeded), "TIMEOUT", "10s", false},
 		{"gqlgen parse", &gqlerror.Error{Message: "Expected Name", Extensions: map[string]any{"code": "GRAPHQL_PARSE_FAILED"}}, "GRAPHQL_PARSE_FAILED", "Expected Name", false},
@@ -66,7 +66,7 @@ func TestErrorPresenter(t *testing.T) {
 // deadline, the cancellation itself when the client went away.
 func TestDependencyErrorAfterTheRequestEnded(t *testing.T) {
 	t.Parallel()
-	cut := store.Errorf(store.EUNAVAILABLE, "lost the connection to Postgres")
+	cut := nqueens.Errorf(nqueens.EUNAVAILABLE, "lost the connection to Postgres")
 	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
 	var e *Error

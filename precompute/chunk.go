@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -70,7 +71,7 @@ func (w *chunkWorker[TTx, TDriver]) work(ctx context.Context, job *river.Job[Chu
 	})
 	switch {
 	case err != nil && permanent(err):
-		if store.ErrorCode(err) != store.ECONFLICT {
+		if nqueens.ErrorCode(err) != nqueens.ECONFLICT {
 			e.failBoard(a.N, fmt.Sprintf("%v cannot be written: %v", a, err))
 		}
 		return river.JobCancel(err)

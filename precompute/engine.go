@@ -33,6 +33,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -292,12 +293,12 @@ func (e *Engine[TTx]) ID() string { return e.id }
 func (e *Engine[TTx]) Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error) {
 	n := req.N
 	if n < 1 || n > MaxN {
-		return store.Board{}, store.Errorf(store.EINVALID, "the precompute takes N from 1 to %d, got %d", MaxN, n)
+		return store.Board{}, nqueens.Errorf(nqueens.EINVALID, "the precompute takes N from 1 to %d, got %d", MaxN, n)
 	}
 	stores := n <= e.cfg.StoreMaxN
 	if storeSolutions != nil {
 		if *storeSolutions && !stores {
-			return store.Board{}, store.Errorf(store.EINVALID,
+			return store.Board{}, nqueens.Errorf(nqueens.EINVALID,
 				"N=%d is above the storage limit (N ≤ %d): only its counts can be kept", n, e.cfg.StoreMaxN)
 		}
 		stores = *storeSolutions
@@ -421,8 +422,8 @@ func (e *Engine[TTx]) changed(n int) {
 // job's arguments do not fit the board (a wiring mistake), or the board no
 // longer runs.
 func permanent(err error) bool {
-	switch store.ErrorCode(err) {
-	case store.EINVALID, store.ENOTFOUND, store.ECONFLICT:
+	switch nqueens.ErrorCode(err) {
+	case nqueens.EINVALID, nqueens.ENOTFOUND, nqueens.ECONFLICT:
 		return !errors.Is(err, context.Canceled)
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -30,17 +31,17 @@ import (
 // River drops the duplicate of a running job; ask again).
 func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	if n < 1 || n > solver.MaxSearchN {
-		return store.FilteredCount{}, store.Errorf(store.EINVALID, "a filtered count takes N from 1 to %d, got %d", solver.MaxSearchN, n)
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "a filtered count takes N from 1 to %d, got %d", solver.MaxSearchN, n)
 	}
 	if err := f.Check(n); err != nil {
-		return store.FilteredCount{}, store.Errorf(store.EINVALID, "%v", err)
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	if f.IsZero() {
-		return store.FilteredCount{}, store.Errorf(store.EINVALID, "give the filter at least one square; the count of the whole board is the board's precompute")
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "give the filter at least one square; the count of the whole board is the board's precompute")
 	}
 	plan, err := solver.PlanFilteredCount(n, f)
 	if err != nil {
-		return store.FilteredCount{}, store.Errorf(store.EINVALID, "%v", err)
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	key := f.Key()
 	req := store.FilteredCountRequest{N: n, Filter: key, Chunks: len(plan.Chunks)}
@@ -113,7 +114,7 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 	})
 	switch {
 	case err != nil && permanent(err):
-		if store.ErrorCode(err) == store.EINVALID {
+		if nqueens.ErrorCode(err) == nqueens.EINVALID {
 			e.failFilteredCount(a, fmt.Sprintf("%v cannot be written: %v", a, err))
 		}
 		return river.JobCancel(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/solver"
@@ -143,7 +144,7 @@ func TestFilteredCountBadInput(t *testing.T) {
 			{8, solver.Filter{Empty: []solver.Square{{Row: 8, Col: 0}}}},
 		} {
 			_, err := b.engine.PrecomputeCount(context.Background(), tt.n, tt.f)
-			if store.ErrorCode(err) != store.EINVALID {
+			if nqueens.ErrorCode(err) != nqueens.EINVALID {
 				t.Errorf("PrecomputeCount(%d, %v): %v, want EINVALID", tt.n, tt.f, err)
 			}
 		}

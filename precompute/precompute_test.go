@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/precompute"
@@ -62,21 +63,21 @@ func TestCountsOnlyBoard(t *testing.T) {
 			if board.StoresSolutions || !board.Tasks || board.ChunksTotal < 16 {
 				t.Errorf("N=%d: %+v; want counts only, the tasks in 16 chunks or more", n, board)
 			}
-			if _, err := b.store.Page(b.ctx, store.PageRequest{N: n, Limit: 1}); store.ErrorCode(err) != store.ENOTFOUND {
+			if _, err := b.store.Page(b.ctx, store.PageRequest{N: n, Limit: 1}); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 				t.Errorf("N=%d: Page of a counts-only board: %v, want ENOTFOUND (nothing stored)", n, err)
 			}
-			if _, err := b.store.SquareCounts(b.ctx, n); store.ErrorCode(err) != store.ENOTFOUND {
+			if _, err := b.store.SquareCounts(b.ctx, n); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 				t.Errorf("N=%d: SquareCounts of a board counted by tasks: %v, want ENOTFOUND (its solutions were not listed)", n, err)
 			}
 			checkChunksOnce(t, b, n)
 		}
 		// Asking to store a board above the limit is refused.
 		_, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 9}, boolPtr(true))
-		if store.ErrorCode(err) != store.EINVALID {
+		if nqueens.ErrorCode(err) != nqueens.EINVALID {
 			t.Errorf("Precompute(9, store solutions) above the limit 8: %v, want EINVALID", err)
 		}
 		_, err = b.engine.Precompute(b.ctx, store.BoardRequest{N: precompute.MaxN + 1}, nil)
-		if store.ErrorCode(err) != store.EINVALID {
+		if nqueens.ErrorCode(err) != nqueens.EINVALID {
 			t.Errorf("Precompute(%d): %v, want EINVALID", precompute.MaxN+1, err)
 		}
 	})

@@ -3,6 +3,7 @@ package precompute_test
 import (
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store"
@@ -22,10 +23,10 @@ func TestRequestedBy(t *testing.T) {
 			t.Errorf("Precompute(8) again by bob: %+v, %v; want alice kept", again, err)
 		}
 		_, err = b.engine.Precompute(b.ctx, store.BoardRequest{N: 6, RequestedBy: "eve\n"}, nil)
-		if store.ErrorCode(err) != store.EINVALID {
+		if nqueens.ErrorCode(err) != nqueens.EINVALID {
 			t.Errorf("Precompute(6) by a name with a line break: %v, want EINVALID", err)
 		}
-		if _, err := b.store.Board(b.ctx, 6); store.ErrorCode(err) != store.ENOTFOUND {
+		if _, err := b.store.Board(b.ctx, 6); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 			t.Errorf("after the refused request, Board(6): %v, want ENOTFOUND (no row)", err)
 		}
 		for _, j := range b.jobs(t, precompute.KindBoard) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/boardtest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/precompute"
@@ -38,7 +39,7 @@ func (s *goneStore) wrap(st store.Store) store.Store { s.Store = st; return s }
 
 func (s *goneStore) SeeWorker(ctx context.Context, id string) error {
 	if s.gone.Load() {
-		return store.Errorf(store.EUNAVAILABLE, "this worker is gone")
+		return nqueens.Errorf(nqueens.EUNAVAILABLE, "this worker is gone")
 	}
 	return s.Store.SeeWorker(ctx, id)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
@@ -179,7 +180,7 @@ type heldWalk struct {
 
 func (h *heldWalk) Board(_ context.Context, n int) (store.Board, error) {
 	if n != 8 {
-		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d is not stored", n)
+		return store.Board{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d is not stored", n)
 	}
 	return store.Board{N: n, State: store.Done, StoresSolutions: true}, nil
 }

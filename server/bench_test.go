@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
@@ -35,7 +36,7 @@ func newMemorySource(n int) *memorySource {
 
 func (m *memorySource) Board(_ context.Context, n int) (store.Board, error) {
 	if n != m.n {
-		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d is not in memory", n)
+		return store.Board{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d is not in memory", n)
 	}
 	c := m.counts
 	return store.Board{N: n, State: store.Done, StoresSolutions: true, Counts: &c}, nil
@@ -48,11 +49,11 @@ func (m *memorySource) Boards(ctx context.Context) ([]store.Board, error) {
 
 // SquareCounts has no statistics: the benchmark does not ask for them.
 func (m *memorySource) SquareCounts(_ context.Context, n int) (solver.SquareCounts, error) {
-	return solver.SquareCounts{}, store.Errorf(store.ENOTFOUND, "N=%d has no square counts in memory", n)
+	return solver.SquareCounts{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no square counts in memory", n)
 }
 
 func (m *memorySource) FilteredCount(_ context.Context, n int, filter string) (store.FilteredCount, error) {
-	return store.FilteredCount{}, store.Errorf(store.ENOTFOUND, "N=%d has no count under %q in memory", n, filter)
+	return store.FilteredCount{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no count under %q in memory", n, filter)
 }
 
 // Page pages forward (the benchmark's only direction), as the store does.
@@ -80,7 +81,7 @@ func (m *memorySource) Rank(_ context.Context, _ int, p solver.Placement, _ bool
 			return uint64(i) + 1, nil
 		}
 	}
-	return 0, store.Errorf(store.ENOTFOUND, "not a solution of N=%d", m.n)
+	return 0, nqueens.Errorf(nqueens.ENOTFOUND, "not a solution of N=%d", m.n)
 }
 
 // BenchmarkPageOverhead is the API's own cost of the load test's request

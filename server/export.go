@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store"
 )
 
 // exportMedia are the exports served over HTTP, by file extension, with
@@ -69,12 +69,12 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	planned()
 	if err != nil {
 		status, code := http.StatusServiceUnavailable, graph.CodeUnavailable
-		if store.ErrorCode(err) == store.EINVALID {
+		if nqueens.ErrorCode(err) == nqueens.EINVALID {
 			status, code = http.StatusBadRequest, graph.CodeBadUserInput
 		} else {
 			s.cfg.Logger.Error("export", "n", req.N, "error", err)
 		}
-		s.fail(w, r, status, code, "", store.ErrorMessage(err))
+		s.fail(w, r, status, code, "", nqueens.ErrorMessage(err))
 		return
 	}
 
@@ -168,7 +168,7 @@ func parseExport(file string, q url.Values) (export.Request, error) {
 		}
 	}
 	if err := req.Check(); err != nil {
-		return req, errors.New(store.ErrorMessage(err))
+		return req, errors.New(nqueens.ErrorMessage(err))
 	}
 	return req, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/server"
@@ -197,7 +198,7 @@ func newEndlessWalk() *endlessWalk { return &endlessWalk{stopped: make(chan erro
 
 func (e *endlessWalk) Board(_ context.Context, n int) (store.Board, error) {
 	if n != 8 {
-		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d is not stored", n)
+		return store.Board{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d is not stored", n)
 	}
 	return store.Board{N: n, State: store.Done, StoresSolutions: true}, nil
 }

@@ -20,7 +20,7 @@ const (
 )
 
 // Unknown is the state of a board the store has no row for (Board says
-// ENOTFOUND): nothing was ever asked of it. It is the zero value, so
+// nqueens.ENOTFOUND): nothing was ever asked of it. It is the zero value, so
 // Board{N: n} is such a board; the store never writes it.
 const Unknown BoardState = ""
 

@@ -8,10 +8,10 @@ import (
 )
 
 // Checked returns s behind the one edge every call of a backend crosses:
-// the arguments are checked first (bad input is EINVALID, with the same
+// the arguments are checked first (bad input is nqueens.EINVALID, with the same
 // message whatever the backend, and reaches no database), and every error
 // s returns is classified by the backend's classify, so that callers get
-// the codes they act on (EUNAVAILABLE, ECONFLICT, …) whichever path the
+// the codes they act on (nqueens.EUNAVAILABLE, nqueens.ECONFLICT, …) whichever path the
 // error took. The backends' Open return their queries behind it, so that
 // each of their methods starts at its SQL and classifies nothing itself.
 func Checked(s Store, classify func(error) error) Store {

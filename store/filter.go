@@ -3,6 +3,7 @@ package store
 import (
 	"slices"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -82,10 +83,10 @@ func sameFilter(a, b solver.Filter) bool {
 // checkFilter checks a filter against a board of size n.
 func checkFilter(n int, f solver.Filter) error {
 	if k := len(f.Queens) + len(f.Empty); k > MaxFilterSquares {
-		return Errorf(EINVALID, "a filter names at most %d squares (queens and empty together), got %d", MaxFilterSquares, k)
+		return nqueens.Errorf(nqueens.EINVALID, "a filter names at most %d squares (queens and empty together), got %d", MaxFilterSquares, k)
 	}
 	if err := f.Check(n); err != nil {
-		return Errorf(EINVALID, "filter: %v", err)
+		return nqueens.Errorf(nqueens.EINVALID, "filter: %v", err)
 	}
 	return nil
 }

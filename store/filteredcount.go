@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -60,21 +61,21 @@ type FilteredCounts interface {
 	// unchanged (created false) and onCreate does not run. A failed one
 	// resumes: running again, onCreate with the chunks not written yet
 	// (created true). One asked for with another number of chunks is
-	// ECONFLICT.
+	// nqueens.ECONFLICT.
 	RequestFilteredCount(ctx context.Context, req FilteredCountRequest, onCreate FilteredCountTxFunc) (c FilteredCount, created bool, err error)
 	// WriteFilteredChunk records the count of one chunk, then inTx (if not
 	// nil) in the same transaction. A chunk already written writes nothing
 	// (inTx still runs): a retried or duplicated job counts once. The
 	// write of the last chunk sums the chunks into the count and marks it
-	// done, in its transaction. ENOTFOUND when the count was never asked
+	// done, in its transaction. nqueens.ENOTFOUND when the count was never asked
 	// for.
 	WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, inTx TxFunc) (FilteredCount, error)
 	// FailFilteredCount marks a running count failed, with the reason
-	// (ECONFLICT for a done one, ENOTFOUND for one never asked for); a
+	// (nqueens.ECONFLICT for a done one, nqueens.ENOTFOUND for one never asked for); a
 	// failed one stays as it is. RequestFilteredCount resumes it.
 	FailFilteredCount(ctx context.Context, n int, filter, reason string) (FilteredCount, error)
 	// FilteredCount returns the count of N under filter (canonical text):
-	// ENOTFOUND when it was never asked for.
+	// nqueens.ENOTFOUND when it was never asked for.
 	FilteredCount(ctx context.Context, n int, filter string) (FilteredCount, error)
 }
 
@@ -83,16 +84,16 @@ type FilteredCounts interface {
 func checkFilterKey(n int, filter string) error {
 	f, err := solver.ParseFilter(filter)
 	if err != nil {
-		return Errorf(EINVALID, "%v", err)
+		return nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	if err := f.Check(n); err != nil {
-		return Errorf(EINVALID, "%v", err)
+		return nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	if f.IsZero() {
-		return Errorf(EINVALID, "a filtered count needs a filter with at least one square; the board's own counts are the unfiltered ones")
+		return nqueens.Errorf(nqueens.EINVALID, "a filtered count needs a filter with at least one square; the board's own counts are the unfiltered ones")
 	}
 	if key := f.Key(); key != filter {
-		return Errorf(EINVALID, "the filter %q is not in canonical form: write it as %q (squares sorted by row then column, each once)", filter, key)
+		return nqueens.Errorf(nqueens.EINVALID, "the filter %q is not in canonical form: write it as %q (squares sorted by row then column, each once)", filter, key)
 	}
 	return nil
 }
@@ -105,7 +106,7 @@ func (c checked) RequestFilteredCount(ctx context.Context, req FilteredCountRequ
 		return FilteredCount{}, false, err
 	}
 	if req.Chunks < 1 {
-		return FilteredCount{}, false, Errorf(EINVALID, "a filtered count has at least 1 chunk, got %d", req.Chunks)
+		return FilteredCount{}, false, nqueens.Errorf(nqueens.EINVALID, "a filtered count has at least 1 chunk, got %d", req.Chunks)
 	}
 	fc, created, err := c.s.RequestFilteredCount(ctx, req, onCreate)
 	return fc, created, c.err(err)
@@ -119,10 +120,10 @@ func (c checked) WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, i
 		return FilteredCount{}, err
 	}
 	if w.Index < 0 {
-		return FilteredCount{}, Errorf(EINVALID, "a chunk index is at least 0, got %d", w.Index)
+		return FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "a chunk index is at least 0, got %d", w.Index)
 	}
 	if w.Counts.Unique > w.Counts.Total {
-		return FilteredCount{}, Errorf(EINVALID, "a chunk counts at most as many classes as solutions, got %d classes of %d", w.Counts.Unique, w.Counts.Total)
+		return FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "a chunk counts at most as many classes as solutions, got %d classes of %d", w.Counts.Unique, w.Counts.Total)
 	}
 	fc, err := c.s.WriteFilteredChunk(ctx, w, inTx)
 	return fc, c.err(err)

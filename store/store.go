@@ -40,8 +40,8 @@ type TxFunc func(ctx context.Context, tx any) error
 // Ranks are 1-based: rank 1 is "solution #1", the lexicographically first
 // solution of N (or the first canonical one, when unique).
 type Store interface {
-	// Board returns the row of N: ENOTFOUND when N was never requested or
-	// planned, EINVALID when N is outside 1..solver.MaxSearchN.
+	// Board returns the row of N: nqueens.ENOTFOUND when N was never requested or
+	// planned, nqueens.EINVALID when N is outside 1..solver.MaxSearchN.
 	Board(ctx context.Context, n int) (Board, error)
 	// Boards returns every board row, by ascending N.
 	Boards(ctx context.Context) ([]Board, error)
@@ -55,9 +55,9 @@ type Store interface {
 	// runs onClaim (if not nil) in that same transaction. It is idempotent:
 	// a running or done board is returned unchanged with claimed false, and
 	// onClaim does not run. A failed board resumes (its done chunks stay
-	// done) only under the same plan; another plan is ECONFLICT.
+	// done) only under the same plan; another plan is nqueens.ECONFLICT.
 	PlanBoard(ctx context.Context, plan BoardPlan, onClaim PlanTxFunc) (b Board, claimed bool, err error)
-	// Chunks returns the chunk rows of N in chunk order (ENOTFOUND for an
+	// Chunks returns the chunk rows of N in chunk order (nqueens.ENOTFOUND for an
 	// unknown board).
 	Chunks(ctx context.Context, n int) ([]ChunkRecord, error)
 	// WriteChunk stores one computed chunk: its solutions, when the board
@@ -73,15 +73,15 @@ type Store interface {
 	// TouchBoard records that a running board is being worked on: it sets
 	// the row's updated_at to now, so that progress readers see work that
 	// is alive while chunks run long. A board that is not running is left
-	// as it is (not an error); an unknown one is ENOTFOUND.
+	// as it is (not an error); an unknown one is nqueens.ENOTFOUND.
 	TouchBoard(ctx context.Context, n int) error
 	// FinishBoard marks a board done, with its counts summed from its chunk
 	// rows in the database and checked for consistency (solver.Counts.Check),
 	// its duration, and the prefix sums that SolutionAt and Rank use.
-	// ECONFLICT while chunks are missing; a done board is returned unchanged.
-	// Counts that do not add up fail the board and return EINTERNAL.
+	// nqueens.ECONFLICT while chunks are missing; a done board is returned unchanged.
+	// Counts that do not add up fail the board and return nqueens.EINTERNAL.
 	FinishBoard(ctx context.Context, n int) (Board, error)
-	// FailBoard marks a board failed with the reason (ECONFLICT for a done
+	// FailBoard marks a board failed with the reason (nqueens.ECONFLICT for a done
 	// board). PlanBoard resumes it.
 	FailBoard(ctx context.Context, n int, reason string) (Board, error)
 
@@ -98,11 +98,11 @@ type Store interface {
 	// ascending order whatever the direction (keyset pagination: no
 	// offsets). Ask for one more than you show to learn whether more exist.
 	// A board that keeps no solutions (unknown, pending, counts only) is
-	// ENOTFOUND; a running one shows the chunks written so far.
+	// nqueens.ENOTFOUND; a running one shows the chunks written so far.
 	Page(ctx context.Context, req PageRequest) ([]Solution, error)
 	// CountSolutions counts the solutions of N that match req.Filter (the
 	// classes with a matching member, when unique; see PageRequest.Filter).
-	// The board must be done and store its solutions (ENOTFOUND
+	// The board must be done and store its solutions (nqueens.ENOTFOUND
 	// otherwise). The zero filter reads the board's counts; any other
 	// counts the rows, one scan of the board's solutions.
 	CountSolutions(ctx context.Context, req CountRequest) (uint64, error)
@@ -110,25 +110,25 @@ type Store interface {
 	// solution after req.After that Page would list under the same
 	// request, in ascending order, streaming from one query: the export's
 	// way to read a whole board. The bytes are valid only during the call.
-	// The board must be done and store its solutions (ENOTFOUND
+	// The board must be done and store its solutions (nqueens.ENOTFOUND
 	// otherwise). An error of visit stops the walk and is returned as it
 	// is.
 	Walk(ctx context.Context, req WalkRequest, visit func(placement []byte) error) error
 	// SolutionAt returns solution #rank of N (of its canonical solutions
 	// when unique), with Rank set. The board must be done and store its
-	// solutions (ENOTFOUND otherwise, and for a rank past the last); rank 0
-	// is EINVALID.
+	// solutions (nqueens.ENOTFOUND otherwise, and for a rank past the last); rank 0
+	// is nqueens.EINVALID.
 	SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (Solution, error)
 	// Rank returns the 1-based position of placement p among the solutions
-	// of N (among the canonical ones when unique). ENOTFOUND when p is not
-	// one of them or the board is not done; EINVALID when p is not a
+	// of N (among the canonical ones when unique). nqueens.ENOTFOUND when p is not
+	// one of them or the board is not done; nqueens.EINVALID when p is not a
 	// placement of N.
 	Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error)
 
 	// SquareCounts returns the statistics of board N: how many of its
 	// solutions, and how many of its canonical ones, have a queen on each
 	// square. WriteChunk keeps them for every chunk that lists its
-	// solutions. ENOTFOUND while they are not known, with the reason: the
+	// solutions. nqueens.ENOTFOUND while they are not known, with the reason: the
 	// board is not done, keeps counts only by tasks (which count without
 	// listing solutions), or was computed, at least in part, before the
 	// store kept statistics.
@@ -137,7 +137,7 @@ type Store interface {
 	// FilteredCounts keeps the counts under filters (filteredcount.go).
 	FilteredCounts
 
-	// Ping checks that the database answers (EUNAVAILABLE when it does not).
+	// Ping checks that the database answers (nqueens.EUNAVAILABLE when it does not).
 	Ping(ctx context.Context) error
 	// Close releases the connections.
 	Close() error

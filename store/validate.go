@@ -4,16 +4,17 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 )
 
 // The checks Checked runs on every argument before a backend touches the
-// database, so that bad input is EINVALID with the same message on both.
+// database, so that bad input is nqueens.EINVALID with the same message on both.
 
 // checkN checks a board size.
 func checkN(n int) error {
 	if n < 1 || n > solver.MaxSearchN {
-		return Errorf(EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, n)
+		return nqueens.Errorf(nqueens.EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, n)
 	}
 	return nil
 }
@@ -22,11 +23,11 @@ func checkN(n int) error {
 // not check that p is a solution.
 func checkPlacement(n int, p solver.Placement, what string) error {
 	if len(p) != n {
-		return Errorf(EINVALID, "%s for N=%d needs %d columns, got %d", what, n, n, len(p))
+		return nqueens.Errorf(nqueens.EINVALID, "%s for N=%d needs %d columns, got %d", what, n, n, len(p))
 	}
 	for r, c := range p {
 		if c < 0 || c >= n {
-			return Errorf(EINVALID, "%s: row %d: column %d is outside 0..%d", what, r, c, n-1)
+			return nqueens.Errorf(nqueens.EINVALID, "%s: row %d: column %d is outside 0..%d", what, r, c, n-1)
 		}
 	}
 	return nil
@@ -38,16 +39,16 @@ func checkPlan(p BoardPlan) error {
 		return err
 	}
 	if p.ChunkDepth < 0 || p.ChunkDepth > p.N {
-		return Errorf(EINVALID, "chunk depth for N=%d must be between 0 and %d, got %d", p.N, p.N, p.ChunkDepth)
+		return nqueens.Errorf(nqueens.EINVALID, "chunk depth for N=%d must be between 0 and %d, got %d", p.N, p.N, p.ChunkDepth)
 	}
 	if p.Tasks && (p.StoresSolutions || p.ChunkDepth != 0) {
-		return Errorf(EINVALID, "a plan by tasks keeps counts only and has chunk depth 0; got stores solutions %t, depth %d", p.StoresSolutions, p.ChunkDepth)
+		return nqueens.Errorf(nqueens.EINVALID, "a plan by tasks keeps counts only and has chunk depth 0; got stores solutions %t, depth %d", p.StoresSolutions, p.ChunkDepth)
 	}
 	if err := checkRequestedBy(p.RequestedBy); err != nil {
 		return err
 	}
 	if p.SolverVersion == "" || len(p.SolverVersion) > 200 || !utf8.ValidString(p.SolverVersion) {
-		return Errorf(EINVALID, "solver version must be 1 to 200 bytes of UTF-8, got %q", p.SolverVersion)
+		return nqueens.Errorf(nqueens.EINVALID, "solver version must be 1 to 200 bytes of UTF-8, got %q", p.SolverVersion)
 	}
 	return nil
 }
@@ -65,14 +66,14 @@ func checkRequestedBy(name string) error {
 		return nil
 	}
 	if !utf8.ValidString(name) {
-		return Errorf(EINVALID, "requested by must be UTF-8 text, got %q", name)
+		return nqueens.Errorf(nqueens.EINVALID, "requested by must be UTF-8 text, got %q", name)
 	}
 	if n := utf8.RuneCountInString(name); n > MaxRequestedByLen {
-		return Errorf(EINVALID, "requested by is at most %d characters, got %d", MaxRequestedByLen, n)
+		return nqueens.Errorf(nqueens.EINVALID, "requested by is at most %d characters, got %d", MaxRequestedByLen, n)
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {
-			return Errorf(EINVALID, "requested by must be printable text (letters, digits, punctuation, spaces; no control characters or line breaks), got %q", name)
+			return nqueens.Errorf(nqueens.EINVALID, "requested by must be printable text (letters, digits, punctuation, spaces; no control characters or line breaks), got %q", name)
 		}
 	}
 	return nil
@@ -84,10 +85,10 @@ func checkPage(r PageRequest) error {
 		return err
 	}
 	if r.Direction != Forward && r.Direction != Backward {
-		return Errorf(EINVALID, "unknown page direction %d", r.Direction)
+		return nqueens.Errorf(nqueens.EINVALID, "unknown page direction %d", r.Direction)
 	}
 	if r.Limit < 0 || r.Limit > MaxPageLimit {
-		return Errorf(EINVALID, "page limit must be between 0 and %d, got %d", MaxPageLimit, r.Limit)
+		return nqueens.Errorf(nqueens.EINVALID, "page limit must be between 0 and %d, got %d", MaxPageLimit, r.Limit)
 	}
 	if len(r.Cursor) > 0 {
 		if err := checkPlacement(r.N, r.Cursor, "cursor"); err != nil {
@@ -121,7 +122,7 @@ func checkWalk(r WalkRequest) error {
 // checkRank checks a 1-based rank.
 func checkRank(rank uint64) error {
 	if rank == 0 {
-		return Errorf(EINVALID, "ranks start at 1 (solution #1 is the first), got 0")
+		return nqueens.Errorf(nqueens.EINVALID, "ranks start at 1 (solution #1 is the first), got 0")
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func checkRank(rank uint64) error {
 // checkReason checks the reason given to FailBoard.
 func checkReason(reason string) error {
 	if reason == "" || !utf8.ValidString(reason) {
-		return Errorf(EINVALID, "a failure needs a reason in UTF-8, got %q", reason)
+		return nqueens.Errorf(nqueens.EINVALID, "a failure needs a reason in UTF-8, got %q", reason)
 	}
 	return nil
 }
@@ -137,7 +138,7 @@ func checkReason(reason string) error {
 // checkWorkerID checks a worker's id: 1 to MaxWorkerIDLen bytes of UTF-8.
 func checkWorkerID(id string) error {
 	if id == "" || len(id) > MaxWorkerIDLen || !utf8.ValidString(id) {
-		return Errorf(EINVALID, "a worker id is 1 to %d bytes of UTF-8, got %d bytes", MaxWorkerIDLen, len(id))
+		return nqueens.Errorf(nqueens.EINVALID, "a worker id is 1 to %d bytes of UTF-8, got %d bytes", MaxWorkerIDLen, len(id))
 	}
 	return nil
 }
@@ -152,19 +153,19 @@ func checkChunkWrite(w ChunkWrite) error {
 	if len(w.Tasks) > 0 {
 		for _, t := range w.Tasks {
 			if t.N != w.N() {
-				return Errorf(EINVALID, "%v: tasks of N=%d and N=%d in one chunk", w, w.N(), t.N)
+				return nqueens.Errorf(nqueens.EINVALID, "%v: tasks of N=%d and N=%d in one chunk", w, w.N(), t.N)
 			}
 			if err := t.Validate(); err != nil {
-				return Errorf(EINVALID, "%v", err)
+				return nqueens.Errorf(nqueens.EINVALID, "%v", err)
 			}
 		}
 		if w.Solutions != nil {
-			return Errorf(EINVALID, "%v: tasks are written with their counts, not their solutions", w)
+			return nqueens.Errorf(nqueens.EINVALID, "%v: tasks are written with their counts, not their solutions", w)
 		}
 		return checkChunkCounts(w, w.Counts)
 	}
 	if err := w.Chunk.Validate(); err != nil {
-		return Errorf(EINVALID, "%v", err)
+		return nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	if w.Solutions == nil {
 		return checkChunkCounts(w, w.Counts)
@@ -178,7 +179,7 @@ func checkChunkWrite(w ChunkWrite) error {
 // board: a class's members lie in several chunks.)
 func checkChunkCounts(w ChunkWrite, c solver.Counts) error {
 	if c.Orbit1+c.Orbit2+c.Orbit4+c.Orbit8 != c.Unique || c.Unique > c.Total || c.Total >= 1<<63 {
-		return Errorf(EINVALID, "%v: counts do not add up: %+v", w, c)
+		return nqueens.Errorf(nqueens.EINVALID, "%v: counts do not add up: %+v", w, c)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
@@ -26,7 +27,7 @@ func (r requestsOnly) Precompute(ctx context.Context, req store.BoardRequest, _ 
 }
 
 func (r requestsOnly) PrecomputeCount(context.Context, int, solver.Filter) (store.FilteredCount, error) {
-	return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "this test queues no work")
+	return store.FilteredCount{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "this test queues no work")
 }
 
 // TestViewerRequestedByInBrowser: the board panel says who asked for a

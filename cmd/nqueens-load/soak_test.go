@@ -15,6 +15,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
@@ -36,7 +37,7 @@ func (a *askedBoards) Precompute(_ context.Context, req store.BoardRequest, _ *b
 }
 
 func (a *askedBoards) PrecomputeCount(context.Context, int, solver.Filter) (store.FilteredCount, error) {
-	return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "the soak asks for boards only")
+	return store.FilteredCount{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the soak asks for boards only")
 }
 
 // TestSoak runs a short soak against the real server on a SQLite store

@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store"
 )
 
 const exportSynopsis = "N [--unique] [--where q0.3,e1.1] [--format csv|ndjson|placement] [--output FILE]"
@@ -62,11 +62,11 @@ func runExport(ctx context.Context, args []string, c console) error {
 	}
 	form, err := export.ParseFormat(o.format)
 	if err != nil {
-		return usagef("--format: %s", store.ErrorMessage(err))
+		return usagef("--format: %s", nqueens.ErrorMessage(err))
 	}
 	req := export.Request{N: n, Unique: o.unique, Filter: f, Format: form}
 	if err := req.Check(); err != nil {
-		return usagef("%s", store.ErrorMessage(err))
+		return usagef("%s", nqueens.ErrorMessage(err))
 	}
 	db, err := o.database.database(t)
 	if err != nil {

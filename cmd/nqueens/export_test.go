@@ -76,7 +76,7 @@ func TestExportBadUsage(t *testing.T) {
 		{[]string{"export", "8", "--where", "z1.1"}, "write q<row>.<col>"},
 		{[]string{"export", "8", "--where", "q8.0"}, "rows and columns of N=8 go from 0 to 7"},
 	} {
-		r := nqueens(t, c.args...)
+		r := runCLI(t, c.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("nqueens %s: exit %d, stderr %q; want exit %d saying %q", strings.Join(c.args, " "), r.code, r.stderr, exitUsage, c.want)
 		}

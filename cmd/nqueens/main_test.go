@@ -27,13 +27,13 @@ type result struct {
 	stdout, stderr string
 }
 
-// nqueens runs the command line args and returns its exit code and output.
-func nqueens(t *testing.T, args ...string) result {
+// runCLI runs the command line args and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
 	return nqueensEnv(t, nil, args...)
 }
 
-// nqueensEnv is nqueens with environment variables ("KEY=value").
+// nqueensEnv is runCLI with environment variables ("KEY=value").
 func nqueensEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
 	var stdout, stderr apitest.SyncBuffer // River's goroutines log too
@@ -59,7 +59,7 @@ func lookupIn(env []string) func(string) (string, bool) {
 // nothing on stderr.
 func ok(t *testing.T, args ...string) string {
 	t.Helper()
-	r := nqueens(t, args...)
+	r := runCLI(t, args...)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("nqueens %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
 	}
@@ -455,7 +455,7 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"solve", "1001", "--format", "matrix"}, "1 to 1000"},
 		{[]string{"solve", "8", "--all=maybe"}, "all"},
 	} {
-		r := nqueens(t, tc.args...)
+		r := runCLI(t, tc.args...)
 		if r.code != 2 {
 			t.Errorf("%v: exit code %d, want 2", tc.args, r.code)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/store/sqlite"
 )
 
@@ -54,7 +54,7 @@ func TestPrecomputeRequestedBy(t *testing.T) {
 			t.Errorf("N=%d: requested by %q, %v; want %q", n, b.RequestedBy, err, want)
 		}
 	}
-	if _, err := st.Board(t.Context(), 8); store.ErrorCode(err) != store.ENOTFOUND {
+	if _, err := st.Board(t.Context(), 8); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 		t.Errorf("N=8, asked for by a bad name: %v; want ENOTFOUND (not asked for)", err)
 	}
 }

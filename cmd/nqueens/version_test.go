@@ -51,7 +51,7 @@ func TestVersion(t *testing.T) {
 		info.Version != kv["version"] || info.Revision != kv["revision"] || info.GoVersion != kv["go"] {
 		t.Errorf("version --json: %+v, %v; want the fields of %v", info, err, kv)
 	}
-	if r := nqueens(t, "version", "extra"); r.code != exitUsage || !strings.Contains(r.stderr, "version takes no arguments") {
+	if r := runCLI(t, "version", "extra"); r.code != exitUsage || !strings.Contains(r.stderr, "version takes no arguments") {
 		t.Errorf("version extra: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
@@ -90,7 +91,7 @@ func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int)
 		out = map[int]store.Board{}
 		for _, n := range ns {
 			b, err := s.Board(context.Background(), n)
-			if err != nil && store.ErrorCode(err) != store.ENOTFOUND {
+			if err != nil && nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 				t.Fatal(err)
 			}
 			if b.State == store.Done || b.State == store.Failed {

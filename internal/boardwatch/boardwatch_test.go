@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/boardwatch"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
@@ -30,7 +31,7 @@ type counted struct {
 func (c *counted) read(ctx context.Context, n int) (store.Board, error) {
 	c.reads.Add(1)
 	b, err := c.Store.Board(ctx, n)
-	if store.ErrorCode(err) == store.ENOTFOUND {
+	if nqueens.ErrorCode(err) == nqueens.ENOTFOUND {
 		return store.Board{N: n}, nil
 	}
 	return b, err

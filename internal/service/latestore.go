@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -19,7 +20,7 @@ type lateStore struct {
 var _ store.Store = (*lateStore)(nil)
 
 // errNotOpen is what a lateStore answers before its store is set.
-var errNotOpen = store.Errorf(store.EUNAVAILABLE, "the database is not reachable yet")
+var errNotOpen = nqueens.Errorf(nqueens.EUNAVAILABLE, "the database is not reachable yet")
 
 func (l *lateStore) set(st store.Store) { l.st.Store(&st) }
 

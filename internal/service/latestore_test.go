@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
@@ -94,7 +95,7 @@ func TestLateStore(t *testing.T) {
 		t.Fatalf("the test calls %d methods of store.Store's %d", n, want)
 	}
 	for name, call := range calls(&l) {
-		if _, err := call(); store.ErrorCode(err) != store.EUNAVAILABLE {
+		if _, err := call(); nqueens.ErrorCode(err) != nqueens.EUNAVAILABLE {
 			t.Errorf("%s before the store is set: %v; want EUNAVAILABLE", name, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/store"
@@ -103,7 +104,7 @@ func (u *Startup) checkWorkers(context.Context) error {
 // cause is the driver's own words for a store error, which say more to
 // an operator ("dial tcp …: connection refused") than the store's message.
 func cause(err error) error {
-	var se *store.Error
+	var se *nqueens.Error
 	if errors.As(err, &se) && se.Err != nil {
 		return se.Err
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
@@ -149,11 +150,11 @@ func (u *Startup) state() (store.Store, *serveWorkers, error) {
 func (u *Startup) Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error) {
 	_, w, _ := u.state()
 	if w == nil {
-		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers start once the database is reachable")
+		return store.Board{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers start once the database is reachable")
 	}
 	p := w.Precomputer()
 	if p == nil {
-		return store.Board{}, store.Errorf(store.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
+		return store.Board{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
 	}
 	return p.Precompute(ctx, req, storeSolutions)
 }
@@ -163,11 +164,11 @@ func (u *Startup) Precompute(ctx context.Context, req store.BoardRequest, storeS
 func (u *Startup) PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	_, w, _ := u.state()
 	if w == nil {
-		return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "the workers start once the database is reachable")
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers start once the database is reachable")
 	}
 	p := w.Precomputer()
 	if p == nil {
-		return store.FilteredCount{}, store.Errorf(store.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
 	}
 	return p.PrecomputeCount(ctx, n, f)
 }
@@ -244,7 +245,7 @@ func whileUnreachable(ctx context.Context, db Database, logger *slog.Logger, b b
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case store.ErrorCode(err) != store.EUNAVAILABLE, db.Dialect() != migrations.Postgres:
+		case nqueens.ErrorCode(err) != nqueens.EUNAVAILABLE, db.Dialect() != migrations.Postgres:
 			// Only a server comes and goes: a SQLite file that cannot be
 			// opened (or stays locked past the busy timeout) is a mistake
 			// to report.
@@ -268,10 +269,10 @@ func whileUnreachable(ctx context.Context, db Database, logger *slog.Logger, b b
 // migrations, starting River) that failed because the database went away
 // is retried like the opening.
 func outageOr(ctx context.Context, st store.Store, err error) error {
-	if store.ErrorCode(err) == store.EUNAVAILABLE {
+	if nqueens.ErrorCode(err) == nqueens.EUNAVAILABLE {
 		return err
 	}
-	if perr := st.Ping(ctx); store.ErrorCode(perr) == store.EUNAVAILABLE {
+	if perr := st.Ping(ctx); nqueens.ErrorCode(perr) == nqueens.EUNAVAILABLE {
 		return fmt.Errorf("%v: %w", err, perr)
 	}
 	return err

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens"
 )
 
 func TestBackoff(t *testing.T) {
@@ -35,7 +35,7 @@ func TestWhileUnreachable(t *testing.T) {
 	t.Parallel()
 	fast := backoff{first: time.Millisecond, max: 2 * time.Millisecond}
 	db := Database{URL: "postgres://postgres@127.0.0.1:1/nqueens"}
-	unreachable := store.Errorf(store.EUNAVAILABLE, "cannot connect to Postgres")
+	unreachable := nqueens.Errorf(nqueens.EUNAVAILABLE, "cannot connect to Postgres")
 	ctx := context.Background()
 
 	var logs bytes.Buffer
@@ -56,7 +56,7 @@ func TestWhileUnreachable(t *testing.T) {
 		}
 	}
 
-	bad := store.Errorf(store.EINVALID, "bad Postgres URL")
+	bad := nqueens.Errorf(nqueens.EINVALID, "bad Postgres URL")
 	calls = 0
 	err = whileUnreachable(ctx, db, logger, fast, func(context.Context) error { calls++; return bad })
 	if !errors.Is(err, bad) || calls != 1 {
@@ -65,7 +65,7 @@ func TestWhileUnreachable(t *testing.T) {
 
 	calls = 0
 	sqlite := Database{Path: "/nonexistent/nqueens.db"}
-	cannotOpen := store.Errorf(store.EUNAVAILABLE, "cannot open the database file")
+	cannotOpen := nqueens.Errorf(nqueens.EUNAVAILABLE, "cannot open the database file")
 	err = whileUnreachable(ctx, sqlite, logger, fast, func(context.Context) error { calls++; return cannotOpen })
 	if !errors.Is(err, cannotOpen) || calls != 1 {
 		t.Errorf("a SQLite file that cannot be opened: %v after %d attempts; want it at once", err, calls)

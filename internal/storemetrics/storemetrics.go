@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -49,8 +50,8 @@ func (s *Store) measure(method string) func(err *error) {
 	start := time.Now()
 	return func(err *error) {
 		s.duration.WithLabelValues(method).Observe(time.Since(start).Seconds())
-		if *err != nil && store.ErrorCode(*err) != store.ENOTFOUND {
-			s.errors.WithLabelValues(method, store.ErrorCode(*err)).Inc()
+		if *err != nil && nqueens.ErrorCode(*err) != nqueens.ENOTFOUND {
+			s.errors.WithLabelValues(method, nqueens.ErrorCode(*err)).Inc()
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
@@ -27,10 +28,10 @@ func TestStoreMetrics(t *testing.T) {
 	if b, err := s.Board(ctx, 6); err != nil || b.State != store.Pending {
 		t.Fatalf("Board(6) through the wrapper: %+v, %v", b, err)
 	}
-	if _, err := s.Board(ctx, 7); store.ErrorCode(err) != store.ENOTFOUND {
+	if _, err := s.Board(ctx, 7); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 		t.Fatalf("Board(7): %v, want ENOTFOUND", err)
 	}
-	if _, err := s.Board(ctx, 0); store.ErrorCode(err) != store.EINVALID {
+	if _, err := s.Board(ctx, 0); nqueens.ErrorCode(err) != nqueens.EINVALID {
 		t.Fatalf("Board(0): %v, want EINVALID", err)
 	}
 
@@ -49,9 +50,9 @@ func TestStoreMetrics(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		"nqueens_store_query_duration_seconds Board":              3,
-		"nqueens_store_query_duration_seconds RequestBoard":       1,
-		"nqueens_store_errors_total " + store.EINVALID + " Board": 1,
+		"nqueens_store_query_duration_seconds Board":                3,
+		"nqueens_store_query_duration_seconds RequestBoard":         1,
+		"nqueens_store_errors_total " + nqueens.EINVALID + " Board": 1,
 	}
 	if len(series) != len(want) {
 		t.Errorf("series %v, want %v", series, want)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/columns"
@@ -75,7 +76,7 @@ type querier interface {
 func board(ctx context.Context, q querier, n int, lock string) (store.Board, error) {
 	b, err := scanBoard(q.QueryRow(ctx, `SELECT `+boardColumns+` FROM boards WHERE n = $1 `+lock, n))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
+		return store.Board{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has not been requested", n)
 	}
 	return b, err
 }
@@ -288,7 +289,7 @@ func (s *queries) FailBoard(ctx context.Context, n int, reason string) (store.Bo
 		if _, err := board(ctx, s.pool, n, ""); err != nil {
 			return store.Board{}, err
 		}
-		return store.Board{}, store.Errorf(store.ECONFLICT, "N=%d is done; a done board cannot fail", n)
+		return store.Board{}, nqueens.Errorf(nqueens.ECONFLICT, "N=%d is done; a done board cannot fail", n)
 	}
 	return b, err
 }

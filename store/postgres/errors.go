@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens"
 )
 
 // translate turns driver errors into store errors where callers can act on
@@ -17,9 +16,9 @@ import (
 // middle of a conversation (the server restarted, the network failed), is
 // EUNAVAILABLE; a unique violation ECONFLICT. Store errors and the
 // caller's context errors pass through; anything else stays as it is
-// (EINTERNAL to store.ErrorCode).
+// (EINTERNAL to nqueens.ErrorCode).
 func translate(err error) error {
-	var se *store.Error
+	var se *nqueens.Error
 	var connect *pgconn.ConnectError
 	var pgErr *pgconn.PgError
 	var netErr *net.OpError
@@ -27,13 +26,13 @@ func translate(err error) error {
 	case err == nil, errors.As(err, &se), errors.Is(err, context.Canceled):
 		return err
 	case errors.As(err, &connect):
-		return &store.Error{Code: store.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: err}
+		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: err}
 	case errors.As(err, &pgErr) && unavailable(pgErr.Code):
-		return &store.Error{Code: store.EUNAVAILABLE, Message: "Postgres is not available", Err: err}
+		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "Postgres is not available", Err: err}
 	case errors.As(err, &pgErr) && pgErr.Code == "23505": // unique_violation
-		return &store.Error{Code: store.ECONFLICT, Message: "the row exists already", Err: err}
+		return &nqueens.Error{Code: nqueens.ECONFLICT, Message: "the row exists already", Err: err}
 	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
-		return &store.Error{Code: store.EUNAVAILABLE, Message: "lost the connection to Postgres", Err: err}
+		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "lost the connection to Postgres", Err: err}
 	}
 	return err
 }
@@ -54,9 +53,9 @@ func unavailable(code string) bool {
 // what a closed store answers (its pool refuses every query once closed).
 func (s *queries) classify(err error) error {
 	err = translate(err)
-	var se *store.Error
+	var se *nqueens.Error
 	if s.closed.Load() && !errors.As(err, &se) && !errors.Is(err, context.Canceled) {
-		return &store.Error{Code: store.EUNAVAILABLE, Message: "the store is closed", Err: err}
+		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "the store is closed", Err: err}
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -38,7 +39,7 @@ func scanFilteredCount(row pgx.Row) (store.FilteredCount, error) {
 func filteredCount(ctx context.Context, q querier, n int, filter, lock string) (store.FilteredCount, error) {
 	fc, err := scanFilteredCount(q.QueryRow(ctx, `SELECT `+filteredCountColumns+` FROM filtered_counts WHERE n = $1 AND filter = $2 `+lock, n, filter))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.FilteredCount{}, store.Errorf(store.ENOTFOUND, "no count of N=%d under the filter %q has been asked for", n, filter)
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.ENOTFOUND, "no count of N=%d under the filter %q has been asked for", n, filter)
 	}
 	return fc, err
 }
@@ -61,7 +62,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 			case err != nil:
 				return err
 			case fc.ChunksTotal != req.Chunks:
-				return store.Errorf(store.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+				return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
 			case fc.State != store.Failed:
 				return nil
 			}
@@ -106,7 +107,7 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 			return err
 		}
 		if w.Index >= fc.ChunksTotal {
-			return store.Errorf(store.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
+			return nqueens.Errorf(nqueens.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO filtered_count_chunks (n, filter, idx, total, unique_count)
 			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (n, filter, idx) DO NOTHING`,
@@ -150,7 +151,7 @@ func (s *queries) FailFilteredCount(ctx context.Context, n int, filter, reason s
 		case err != nil:
 			return err
 		case fc.State == store.Done:
-			return store.Errorf(store.ECONFLICT, "the count of N=%d under %q is done: it cannot fail", n, filter)
+			return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q is done: it cannot fail", n, filter)
 		case fc.State == store.Failed:
 			return nil
 		}

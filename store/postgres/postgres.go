@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
@@ -92,11 +93,11 @@ var _ store.Store = (*queries)(nil)
 // not) and applies the migrations unless told not to.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.check(); err != nil {
-		return nil, store.Errorf(store.EINVALID, "postgres: %v", err)
+		return nil, nqueens.Errorf(nqueens.EINVALID, "postgres: %v", err)
 	}
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
-		return nil, store.Errorf(store.EINVALID, "bad Postgres URL: %v", err)
+		return nil, nqueens.Errorf(nqueens.EINVALID, "bad Postgres URL: %v", err)
 	}
 	if !strings.Contains(cfg.URL, "pool_max_conns") {
 		pc.MaxConns = cfg.MaxConns
@@ -135,7 +136,7 @@ func migrateUp(cc *pgx.ConnConfig) error {
 func NewMigrator(url string) (*migrations.Migrator, error) {
 	cc, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, store.Errorf(store.EINVALID, "bad Postgres URL: %v", err)
+		return nil, nqueens.Errorf(nqueens.EINVALID, "bad Postgres URL: %v", err)
 	}
 	return newMigrator(cc)
 }

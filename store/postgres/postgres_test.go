@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -80,13 +81,13 @@ func TestUnavailable(t *testing.T) {
 	cfg := postgres.DefaultConfig()
 	cfg.URL = "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable&connect_timeout=5"
 	_, err := postgres.Open(t.Context(), cfg)
-	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
-		t.Errorf("Open of an unreachable server: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+	if code := nqueens.ErrorCode(err); code != nqueens.EUNAVAILABLE {
+		t.Errorf("Open of an unreachable server: %q (%v), want %q", code, err, nqueens.EUNAVAILABLE)
 	}
 	cfg.URL = "mysql://nope"
 	_, err = postgres.Open(t.Context(), cfg)
-	if code := store.ErrorCode(err); code != store.EINVALID {
-		t.Errorf("Open with a bad URL: %q (%v), want %q", code, err, store.EINVALID)
+	if code := nqueens.ErrorCode(err); code != nqueens.EINVALID {
+		t.Errorf("Open with a bad URL: %q (%v), want %q", code, err, nqueens.EINVALID)
 	}
 }
 
@@ -106,7 +107,7 @@ func TestConfigRefused(t *testing.T) {
 		cfg.URL = "postgres://postgres@127.0.0.1:1/nqueens?sslmode=disable"
 		tt.change(&cfg)
 		_, err := postgres.Open(t.Context(), cfg)
-		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "postgres: "+tt.says) {
+		if nqueens.ErrorCode(err) != nqueens.EINVALID || !strings.Contains(err.Error(), "postgres: "+tt.says) {
 			t.Errorf("Open: %v; want EINVALID saying %q", err, tt.says)
 		}
 	}

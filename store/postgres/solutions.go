@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/columns"
@@ -110,7 +111,7 @@ func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique boo
 	}
 	sol, err := scanSolution(s.pool.QueryRow(ctx, query, n, int64(rank)), n)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Solution{}, store.Errorf(store.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
+		return store.Solution{}, nqueens.Errorf(nqueens.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
 	}
 	if err != nil {
 		return store.Solution{}, err

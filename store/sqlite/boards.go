@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/columns"
@@ -58,7 +59,7 @@ type querier interface {
 func board(ctx context.Context, q querier, n int) (store.Board, error) {
 	b, err := scanBoard(q.QueryRowContext(ctx, `SELECT `+boardColumns+` FROM boards WHERE n = ?`, n))
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Board{}, store.Errorf(store.ENOTFOUND, "N=%d has not been requested", n)
+		return store.Board{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has not been requested", n)
 	}
 	return b, err
 }
@@ -314,7 +315,7 @@ func (s *queries) FailBoard(ctx context.Context, n int, reason string) (b store.
 			return err
 		}
 		if b.State == store.Done {
-			return store.Errorf(store.ECONFLICT, "N=%d is done; a done board cannot fail", n)
+			return nqueens.Errorf(nqueens.ECONFLICT, "N=%d is done; a done board cannot fail", n)
 		}
 		b, err = scanBoard(tx.QueryRowContext(ctx, `UPDATE boards SET state = 'failed', last_error = ?, updated_at = ?
 			WHERE n = ? RETURNING `+boardColumns, reason, now(), n))

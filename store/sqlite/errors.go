@@ -5,10 +5,9 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/nqueens/nqueens"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/nqueens/nqueens/store"
 )
 
 // translate turns driver errors into store errors where callers can act on
@@ -16,25 +15,25 @@ import (
 // cannot be opened, or a connection database/sql has closed is
 // EUNAVAILABLE; a constraint on a key ECONFLICT. Store errors and the
 // caller's context errors pass through; anything else stays as it is
-// (EINTERNAL to store.ErrorCode).
+// (EINTERNAL to nqueens.ErrorCode).
 func translate(err error) error {
-	var se *store.Error
+	var se *nqueens.Error
 	var lite *sqlite.Error
 	switch {
 	case err == nil, errors.As(err, &se), errors.Is(err, context.Canceled):
 		return err
 	case errors.Is(err, sql.ErrConnDone):
-		return &store.Error{Code: store.EUNAVAILABLE, Message: "the connection to the database file is closed", Err: err}
+		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "the connection to the database file is closed", Err: err}
 	case errors.As(err, &lite):
 		switch lite.Code() & 0xff { // the primary code of an extended one
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return &store.Error{Code: store.EUNAVAILABLE, Message: "the database file is locked by another writer", Err: err}
+			return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "the database file is locked by another writer", Err: err}
 		case sqlite3.SQLITE_CANTOPEN:
-			return &store.Error{Code: store.EUNAVAILABLE, Message: "cannot open the database file", Err: err}
+			return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "cannot open the database file", Err: err}
 		}
 		switch lite.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
-			return &store.Error{Code: store.ECONFLICT, Message: "the row exists already", Err: err}
+			return &nqueens.Error{Code: nqueens.ECONFLICT, Message: "the row exists already", Err: err}
 		}
 	}
 	return err
@@ -46,9 +45,9 @@ func translate(err error) error {
 // export; the store knows it closed them.
 func (s *queries) classify(err error) error {
 	err = translate(err)
-	var se *store.Error
+	var se *nqueens.Error
 	if s.closed.Load() && !errors.As(err, &se) && !errors.Is(err, context.Canceled) {
-		return &store.Error{Code: store.EUNAVAILABLE, Message: "the store is closed", Err: err}
+		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "the store is closed", Err: err}
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -37,7 +38,7 @@ func scanFilteredCount(row *sql.Row) (store.FilteredCount, error) {
 func filteredCount(ctx context.Context, q querier, n int, filter string) (store.FilteredCount, error) {
 	fc, err := scanFilteredCount(q.QueryRowContext(ctx, `SELECT `+filteredCountColumns+` FROM filtered_counts WHERE n = ? AND filter = ?`, n, filter))
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.FilteredCount{}, store.Errorf(store.ENOTFOUND, "no count of N=%d under the filter %q has been asked for", n, filter)
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.ENOTFOUND, "no count of N=%d under the filter %q has been asked for", n, filter)
 	}
 	return fc, err
 }
@@ -55,7 +56,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 		fc, err = filteredCount(ctx, tx, req.N, req.Filter)
 		switch {
 		case err == nil && fc.ChunksTotal != req.Chunks:
-			return store.Errorf(store.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+			return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
 		case err == nil && fc.State != store.Failed:
 			return nil
 		case err == nil:
@@ -64,7 +65,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 				WHERE n = ? AND filter = ?`, req.N, req.Filter); err != nil {
 				return err
 			}
-		case store.ErrorCode(err) != store.ENOTFOUND:
+		case nqueens.ErrorCode(err) != nqueens.ENOTFOUND:
 			return err
 		default:
 			if _, err := tx.ExecContext(ctx, `INSERT INTO filtered_counts (n, filter, state, chunks_total, requested_at)
@@ -118,7 +119,7 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 			return err
 		}
 		if w.Index >= fc.ChunksTotal {
-			return store.Errorf(store.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
+			return nqueens.Errorf(nqueens.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO filtered_count_chunks (n, filter, idx, total, unique_count)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT (n, filter, idx) DO NOTHING`,
@@ -163,7 +164,7 @@ func (s *queries) FailFilteredCount(ctx context.Context, n int, filter, reason s
 		case err != nil:
 			return err
 		case fc.State == store.Done:
-			return store.Errorf(store.ECONFLICT, "the count of N=%d under %q is done: it cannot fail", n, filter)
+			return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q is done: it cannot fail", n, filter)
 		case fc.State == store.Failed:
 			return nil
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/internal/columns"
@@ -117,7 +118,7 @@ func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique boo
 	}
 	sol, err := scanSolution(s.reader.QueryRowContext(ctx, solutionQuery, n, prefix, int64(rank)-before-1), n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Solution{}, store.Errorf(store.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
+		return store.Solution{}, nqueens.Errorf(nqueens.EINTERNAL, "N=%d: solution #%d is missing from its chunk", n, rank)
 	}
 	if err != nil {
 		return store.Solution{}, err

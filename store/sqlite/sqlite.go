@@ -20,6 +20,7 @@ import (
 	sqlitemigrate "github.com/golang-migrate/migrate/v4/database/sqlite"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
@@ -91,7 +92,7 @@ var _ store.Store = (*queries)(nil)
 // migrations unless told not to.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.check(); err != nil {
-		return nil, store.Errorf(store.EINVALID, "sqlite: %v", err)
+		return nil, nqueens.Errorf(nqueens.EINVALID, "sqlite: %v", err)
 	}
 	if !cfg.SkipMigrations {
 		m, err := newMigrator(cfg.Path, cfg.BusyTimeout)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -107,8 +108,8 @@ func TestLockedIsUnavailable(t *testing.T) {
 
 			start := time.Now()
 			_, _, err = s.RequestBoard(t.Context(), store.BoardRequest{N: 6})
-			if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
-				t.Errorf("a write while another process holds the lock: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+			if code := nqueens.ErrorCode(err); code != nqueens.EUNAVAILABLE {
+				t.Errorf("a write while another process holds the lock: %q (%v), want %q", code, err, nqueens.EUNAVAILABLE)
 			}
 			// Far below the default busy timeout (5 s), which a zero
 			// taken for "the default" would wait.
@@ -138,7 +139,7 @@ func TestConfigRefused(t *testing.T) {
 		cfg.Path = filepath.Join(t.TempDir(), "nqueens.db")
 		tt.change(&cfg)
 		_, err := sqlite.Open(t.Context(), cfg)
-		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "sqlite: "+tt.says) {
+		if nqueens.ErrorCode(err) != nqueens.EINVALID || !strings.Contains(err.Error(), "sqlite: "+tt.says) {
 			t.Errorf("Open: %v; want EINVALID saying %q", err, tt.says)
 		}
 	}
@@ -152,7 +153,7 @@ func TestUnopenable(t *testing.T) {
 	cfg := sqlite.DefaultConfig()
 	cfg.Path = filepath.Join(t.TempDir(), "missing", "dir", "nqueens.db")
 	_, err := sqlite.Open(t.Context(), cfg)
-	if code := store.ErrorCode(err); code != store.EUNAVAILABLE {
-		t.Errorf("Open in a missing directory: %q (%v), want %q", code, err, store.EUNAVAILABLE)
+	if code := nqueens.ErrorCode(err); code != nqueens.EUNAVAILABLE {
+		t.Errorf("Open in a missing directory: %q (%v), want %q", code, err, nqueens.EUNAVAILABLE)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -45,18 +46,18 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 
 	write(t, b, chunks[0])
 	_, err = s.FinishBoard(ctx, n)
-	wantCode(t, err, store.ECONFLICT, "FinishBoard with chunks missing")
+	wantCode(t, err, nqueens.ECONFLICT, "FinishBoard with chunks missing")
 	_, err = s.SolutionAt(ctx, n, 1, false)
-	wantCode(t, err, store.ENOTFOUND, "SolutionAt of a running board")
+	wantCode(t, err, nqueens.ENOTFOUND, "SolutionAt of a running board")
 
 	failed, err := s.FailBoard(ctx, n, "worker lost")
 	if err != nil || failed.State != store.Failed || failed.LastError != "worker lost" {
 		t.Fatalf("FailBoard: %+v, %v", failed, err)
 	}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: chunks[1], Solutions: chunks[1].Solutions()}, nil)
-	wantCode(t, err, store.ECONFLICT, "WriteChunk of a failed board")
+	wantCode(t, err, nqueens.ECONFLICT, "WriteChunk of a failed board")
 	_, _, err = s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: SolverVersion}, nil)
-	wantCode(t, err, store.ECONFLICT, "PlanBoard of a failed board under another plan")
+	wantCode(t, err, nqueens.ECONFLICT, "PlanBoard of a failed board under another plan")
 	resumed, claimed, err := s.PlanBoard(ctx, plan, nil)
 	if err != nil || !claimed || resumed.State != store.Running || resumed.ChunksDone != 1 || resumed.LastError != "" ||
 		!resumed.StartedAt.Equal(running.StartedAt) {
@@ -75,7 +76,7 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 		t.Errorf("finished board %+v: want done, finished after started, duration = finished − started", done)
 	}
 	_, err = s.FailBoard(ctx, n, "too late")
-	wantCode(t, err, store.ECONFLICT, "FailBoard of a done board")
+	wantCode(t, err, nqueens.ECONFLICT, "FailBoard of a done board")
 	if again, claimed, err := s.PlanBoard(ctx, plan, nil); err != nil || claimed || again.State != store.Done {
 		t.Errorf("PlanBoard of a done board: %+v, claimed %t, %v; want it unchanged", again, claimed, err)
 	}
@@ -130,28 +131,28 @@ func testBadInput(t *testing.T, b *bundle) {
 	Load(ctx, t, s, 6, 1)
 	for _, n := range []int{0, -1, solver.MaxSearchN + 1} {
 		_, err := s.Board(ctx, n)
-		wantCode(t, err, store.EINVALID, "Board(n out of range)")
+		wantCode(t, err, nqueens.EINVALID, "Board(n out of range)")
 		_, _, err = s.RequestBoard(ctx, store.BoardRequest{N: n})
-		wantCode(t, err, store.EINVALID, "RequestBoard(n out of range)")
+		wantCode(t, err, nqueens.EINVALID, "RequestBoard(n out of range)")
 		_, err = s.Page(ctx, store.PageRequest{N: n, Limit: 1})
-		wantCode(t, err, store.EINVALID, "Page(n out of range)")
+		wantCode(t, err, nqueens.EINVALID, "Page(n out of range)")
 		_, err = s.SolutionAt(ctx, n, 1, false)
-		wantCode(t, err, store.EINVALID, "SolutionAt(n out of range)")
+		wantCode(t, err, nqueens.EINVALID, "SolutionAt(n out of range)")
 		_, err = s.FinishBoard(ctx, n)
-		wantCode(t, err, store.EINVALID, "FinishBoard(n out of range)")
+		wantCode(t, err, nqueens.EINVALID, "FinishBoard(n out of range)")
 	}
 	_, err := s.Board(ctx, 9)
-	wantCode(t, err, store.ENOTFOUND, "Board(unknown)")
+	wantCode(t, err, nqueens.ENOTFOUND, "Board(unknown)")
 	_, err = s.Chunks(ctx, 9)
-	wantCode(t, err, store.ENOTFOUND, "Chunks(unknown)")
+	wantCode(t, err, nqueens.ENOTFOUND, "Chunks(unknown)")
 	_, err = s.FinishBoard(ctx, 9)
-	wantCode(t, err, store.ENOTFOUND, "FinishBoard(unknown)")
+	wantCode(t, err, nqueens.ENOTFOUND, "FinishBoard(unknown)")
 	_, err = s.FailBoard(ctx, 9, "x")
-	wantCode(t, err, store.ENOTFOUND, "FailBoard(unknown)")
+	wantCode(t, err, nqueens.ENOTFOUND, "FailBoard(unknown)")
 	_, err = s.FailBoard(ctx, 6, "")
-	wantCode(t, err, store.EINVALID, "FailBoard without a reason")
+	wantCode(t, err, nqueens.EINVALID, "FailBoard without a reason")
 	_, err = s.Page(ctx, store.PageRequest{N: 9, Limit: 1})
-	wantCode(t, err, store.ENOTFOUND, "Page(unknown board)")
+	wantCode(t, err, nqueens.ENOTFOUND, "Page(unknown board)")
 
 	for name, req := range map[string]store.PageRequest{
 		"cursor too short":  {N: 6, Cursor: solver.Placement{1, 3, 5}, Limit: 1},
@@ -163,7 +164,7 @@ func testBadInput(t *testing.T, b *bundle) {
 		"unknown direction": {N: 6, Direction: 7, Limit: 1},
 	} {
 		_, err := s.Page(ctx, req)
-		wantCode(t, err, store.EINVALID, "Page: "+name)
+		wantCode(t, err, nqueens.EINVALID, "Page: "+name)
 	}
 
 	for name, p := range map[string]store.BoardPlan{
@@ -173,23 +174,23 @@ func testBadInput(t *testing.T, b *bundle) {
 		"N out of range":    {N: 40, ChunkDepth: 1, SolverVersion: "v"},
 	} {
 		_, _, err := s.PlanBoard(ctx, p, nil)
-		wantCode(t, err, store.EINVALID, "PlanBoard: "+name)
+		wantCode(t, err, nqueens.EINVALID, "PlanBoard: "+name)
 	}
 
 	unplanned := solver.Chunk{N: 9, Prefix: solver.Placement{0}}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: unplanned, Solutions: unplanned.Solutions()}, nil)
-	wantCode(t, err, store.ENOTFOUND, "WriteChunk of an unplanned board")
+	wantCode(t, err, nqueens.ENOTFOUND, "WriteChunk of an unplanned board")
 	deeper := solver.Chunk{N: 6, Prefix: solver.Placement{1, 3}}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: deeper, Solutions: deeper.Solutions()}, nil)
-	wantCode(t, err, store.ENOTFOUND, "WriteChunk of a prefix at another depth")
+	wantCode(t, err, nqueens.ENOTFOUND, "WriteChunk of a prefix at another depth")
 	attacking := solver.Chunk{N: 6, Prefix: solver.Placement{1, 2}}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: attacking, Solutions: attacking.Solutions()}, nil)
-	wantCode(t, err, store.EINVALID, "WriteChunk of an attacking prefix")
+	wantCode(t, err, nqueens.EINVALID, "WriteChunk of an attacking prefix")
 
 	if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: 8, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "v"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	first := solver.Chunk{N: 8, Prefix: solver.Placement{0}}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: first, Counts: first.Count()}, nil)
-	wantCode(t, err, store.EINVALID, "WriteChunk of a storing board without solutions")
+	wantCode(t, err, nqueens.EINVALID, "WriteChunk of a storing board without solutions")
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -259,7 +260,7 @@ func testAtomicChunkBadSolution(t *testing.T, b *bundle) {
 		"too short":                append(sols[:700:700], sols[700][:11]),
 	} {
 		_, err := b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: c, Solutions: slicesValues(bad)}, nil)
-		wantCode(t, err, store.EINVALID, name)
+		wantCode(t, err, nqueens.EINVALID, name)
 		checkChunkAbsent(t, b, c, index)
 	}
 	retry(t, b, c)
@@ -290,7 +291,7 @@ func testCountsOnlyBoard(t *testing.T, b *bundle) {
 	bad := chunks[0].Count()
 	bad.Unique++
 	_, err = b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: chunks[0], Counts: bad}, nil)
-	wantCode(t, err, store.EINVALID, "WriteChunk with counts that do not add up")
+	wantCode(t, err, nqueens.EINVALID, "WriteChunk with counts that do not add up")
 	for i, c := range chunks {
 		w := store.ChunkWrite{Chunk: c, Counts: c.Count()}
 		if i%2 == 1 {
@@ -309,10 +310,10 @@ func testCountsOnlyBoard(t *testing.T, b *bundle) {
 		t.Error("a counts-only board says it stores solutions")
 	}
 	_, err = b.store.Page(b.ctx, store.PageRequest{N: n, Limit: 10})
-	wantCode(t, err, store.ENOTFOUND, "Page of a counts-only board")
+	wantCode(t, err, nqueens.ENOTFOUND, "Page of a counts-only board")
 	_, err = b.store.SolutionAt(b.ctx, n, 1, false)
-	wantCode(t, err, store.ENOTFOUND, "SolutionAt of a counts-only board")
+	wantCode(t, err, nqueens.ENOTFOUND, "SolutionAt of a counts-only board")
 	// Half of its chunks were written with their counts only.
 	_, err = b.store.SquareCounts(b.ctx, n)
-	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a board some chunks of which came without them")
+	wantCode(t, err, nqueens.ENOTFOUND, "SquareCounts of a board some chunks of which came without them")
 }

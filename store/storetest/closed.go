@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -56,6 +57,6 @@ func testClosedStore(t *testing.T, b *bundle) {
 		calls["SchemaVersion"] = func() error { _, _, err := v.SchemaVersion(ctx); return err }
 	}
 	for name, call := range calls {
-		wantCode(t, call(), store.EUNAVAILABLE, name+" on a closed store")
+		wantCode(t, call(), nqueens.EUNAVAILABLE, name+" on a closed store")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -40,7 +41,7 @@ func testFilteredCounts(t *testing.T, b *bundle) {
 	ctx, s := b.ctx, b.store
 	f := solver.Filter{Queens: []solver.Square{{Row: 1, Col: 4}}, Empty: []solver.Square{{Row: 5, Col: 2}, {Row: 0, Col: 0}}}
 	n, key, plan, want := filteredCountCase(t, f)
-	if _, err := s.FilteredCount(ctx, n, key); store.ErrorCode(err) != store.ENOTFOUND {
+	if _, err := s.FilteredCount(ctx, n, key); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 		t.Fatalf("FilteredCount before any request: %v, want ENOTFOUND", err)
 	}
 	var queued []int
@@ -68,7 +69,7 @@ func testFilteredCounts(t *testing.T, b *bundle) {
 	other := req
 	other.Chunks++
 	_, _, err = s.RequestFilteredCount(ctx, other, nil)
-	wantCode(t, err, store.ECONFLICT, "asking with another number of chunks")
+	wantCode(t, err, nqueens.ECONFLICT, "asking with another number of chunks")
 
 	// An inTx error leaves the chunk unwritten.
 	first := store.FilteredChunkWrite{N: n, Filter: key, Index: 0, Counts: plan.Chunks[0].CountFiltered(plan.Filter)}
@@ -124,25 +125,25 @@ func testFilteredCountBadInput(t *testing.T, b *bundle) {
 	}
 	for _, tt := range bad {
 		_, _, err := s.RequestFilteredCount(ctx, tt.req, nil)
-		wantCode(t, err, store.EINVALID, tt.name)
+		wantCode(t, err, nqueens.EINVALID, tt.name)
 		if tt.req.N >= 1 {
 			_, err = s.FilteredCount(ctx, tt.req.N, tt.req.Filter)
 			if tt.name != "no chunks" {
-				wantCode(t, err, store.EINVALID, "FilteredCount, "+tt.name)
+				wantCode(t, err, nqueens.EINVALID, "FilteredCount, "+tt.name)
 			}
 		}
 	}
 	_, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: 0}, nil)
-	wantCode(t, err, store.ENOTFOUND, "a chunk of a count never asked for")
+	wantCode(t, err, nqueens.ENOTFOUND, "a chunk of a count never asked for")
 	if _, _, err := s.RequestFilteredCount(ctx, store.FilteredCountRequest{N: 8, Filter: key, Chunks: 3}, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: 3}, nil)
-	wantCode(t, err, store.EINVALID, "a chunk index past the last")
+	wantCode(t, err, nqueens.EINVALID, "a chunk index past the last")
 	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: -1}, nil)
-	wantCode(t, err, store.EINVALID, "a negative chunk index")
+	wantCode(t, err, nqueens.EINVALID, "a negative chunk index")
 	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: 0, Counts: solver.Counts{Total: 1, Unique: 2}}, nil)
-	wantCode(t, err, store.EINVALID, "more classes than solutions")
+	wantCode(t, err, nqueens.EINVALID, "more classes than solutions")
 	if fc, err := s.FilteredCount(ctx, 8, key); err != nil || fc.ChunksDone != 0 {
 		t.Errorf("after bad writes: %+v, %v", fc, err)
 	}
@@ -157,7 +158,7 @@ func testFilteredCountResume(t *testing.T, b *bundle) {
 	n, key, plan, want := filteredCountCase(t, f)
 	req := store.FilteredCountRequest{N: n, Filter: key, Chunks: len(plan.Chunks)}
 	_, err := s.FailFilteredCount(ctx, n, key, "never asked for")
-	wantCode(t, err, store.ENOTFOUND, "failing a count never asked for")
+	wantCode(t, err, nqueens.ENOTFOUND, "failing a count never asked for")
 	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +199,5 @@ func testFilteredCountResume(t *testing.T, b *bundle) {
 		t.Fatalf("after resuming: %+v; want done with total %d, unique %d", fc, want.Total, want.Unique)
 	}
 	_, err = s.FailFilteredCount(ctx, n, key, "too late")
-	wantCode(t, err, store.ECONFLICT, "failing a done count")
+	wantCode(t, err, nqueens.ECONFLICT, "failing a done count")
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -197,16 +198,16 @@ func testFilterBadInput(t *testing.T, b *bundle) {
 		"too many squares":      long,
 	} {
 		_, err := b.store.Page(b.ctx, store.PageRequest{N: 6, Limit: 1, Filter: f})
-		wantCode(t, err, store.EINVALID, "Page: "+name)
+		wantCode(t, err, nqueens.EINVALID, "Page: "+name)
 		_, err = b.store.CountSolutions(b.ctx, store.CountRequest{N: 6, Filter: f})
-		wantCode(t, err, store.EINVALID, "CountSolutions: "+name)
+		wantCode(t, err, nqueens.EINVALID, "CountSolutions: "+name)
 		err = b.store.Walk(b.ctx, store.WalkRequest{N: 6, Filter: f}, func([]byte) error { return nil })
-		wantCode(t, err, store.EINVALID, "Walk: "+name)
+		wantCode(t, err, nqueens.EINVALID, "Walk: "+name)
 	}
 	_, err := b.store.CountSolutions(b.ctx, store.CountRequest{N: 7})
-	wantCode(t, err, store.ENOTFOUND, "CountSolutions of a board not stored")
+	wantCode(t, err, nqueens.ENOTFOUND, "CountSolutions of a board not stored")
 	err = b.store.Walk(b.ctx, store.WalkRequest{N: 7}, func([]byte) error { return nil })
-	wantCode(t, err, store.ENOTFOUND, "Walk of a board not stored")
+	wantCode(t, err, nqueens.ENOTFOUND, "Walk of a board not stored")
 	err = b.store.Walk(b.ctx, store.WalkRequest{N: 6, After: solver.Placement{1}}, func([]byte) error { return nil })
-	wantCode(t, err, store.EINVALID, "Walk after a short cursor")
+	wantCode(t, err, nqueens.EINVALID, "Walk after a short cursor")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
@@ -77,7 +78,7 @@ func testMigrationsUpDownUp(t *testing.T, b *bundle) {
 	checkVersion(t, m, latest, "up again")
 	s := b.db.Open(t, true)
 	_, err = s.Board(b.ctx, 5)
-	wantCode(t, err, store.ENOTFOUND, "Board(5) after down and up")
+	wantCode(t, err, nqueens.ENOTFOUND, "Board(5) after down and up")
 	checkBoardCounts(t, Load(b.ctx, t, s, 6, 1), oeis.MustLoad(t)[6])
 }
 

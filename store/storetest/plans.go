@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -71,7 +72,7 @@ func testTaskBoard(t *testing.T, b *bundle) {
 		}
 		checkBoardCounts(t, done, ref[n])
 		_, err = b.store.Page(b.ctx, store.PageRequest{N: n, Limit: 10})
-		wantCode(t, err, store.ENOTFOUND, "Page of a board planned by tasks")
+		wantCode(t, err, nqueens.ENOTFOUND, "Page of a board planned by tasks")
 	}
 
 	// Tasks are no chunk of a board planned by prefixes, a prefix no chunk
@@ -82,27 +83,27 @@ func testTaskBoard(t *testing.T, b *bundle) {
 	}
 	nine, _ := solver.Tasks(9)
 	_, err := b.store.WriteChunk(b.ctx, store.ChunkWrite{Tasks: nine[:1], Counts: solver.Counts{}}, nil)
-	wantCode(t, err, store.ENOTFOUND, "WriteChunk of tasks to a board planned by prefixes")
+	wantCode(t, err, nqueens.ENOTFOUND, "WriteChunk of tasks to a board planned by prefixes")
 	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 11, Tasks: true, TasksPerChunk: 2, SolverVersion: SolverVersion}, nil); err != nil {
 		t.Fatal(err)
 	}
 	c := solver.Chunk{N: 11, Prefix: solver.Placement{0}}
 	_, err = b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: c, Counts: c.Count()}, nil)
-	wantCode(t, err, store.ENOTFOUND, "WriteChunk of a prefix to a board planned by tasks")
+	wantCode(t, err, nqueens.ENOTFOUND, "WriteChunk of a prefix to a board planned by tasks")
 	eleven, _ := solver.Tasks(11)
 	_, err = b.store.WriteChunk(b.ctx, store.ChunkWrite{Tasks: eleven[1:3], Counts: solver.Counts{}}, nil)
-	wantCode(t, err, store.ENOTFOUND, "WriteChunk of tasks across two chunks")
+	wantCode(t, err, nqueens.ENOTFOUND, "WriteChunk of tasks across two chunks")
 	_, err = b.store.WriteChunk(b.ctx, store.ChunkWrite{Tasks: eleven[:2], Solutions: solver.All(11)}, nil)
-	wantCode(t, err, store.EINVALID, "WriteChunk of tasks with solutions")
+	wantCode(t, err, nqueens.EINVALID, "WriteChunk of tasks with solutions")
 	bad := solver.Task{N: 11} // four queens in one corner: not a frame
 	_, err = b.store.WriteChunk(b.ctx, store.ChunkWrite{Tasks: []solver.Task{bad}}, nil)
-	wantCode(t, err, store.EINVALID, "WriteChunk of an invalid task")
+	wantCode(t, err, nqueens.EINVALID, "WriteChunk of an invalid task")
 	_, err = b.store.WriteChunk(b.ctx, store.ChunkWrite{Tasks: []solver.Task{eleven[0], nine[1]}}, nil)
-	wantCode(t, err, store.EINVALID, "WriteChunk of tasks of two boards")
+	wantCode(t, err, nqueens.EINVALID, "WriteChunk of tasks of two boards")
 	_, _, err = b.store.PlanBoard(b.ctx, store.BoardPlan{N: 12, Tasks: true, StoresSolutions: true, SolverVersion: SolverVersion}, nil)
-	wantCode(t, err, store.EINVALID, "PlanBoard by tasks storing solutions")
+	wantCode(t, err, nqueens.EINVALID, "PlanBoard by tasks storing solutions")
 	_, _, err = b.store.PlanBoard(b.ctx, store.BoardPlan{N: 12, Tasks: true, ChunkDepth: 2, SolverVersion: SolverVersion}, nil)
-	wantCode(t, err, store.EINVALID, "PlanBoard by tasks with a chunk depth")
+	wantCode(t, err, nqueens.EINVALID, "PlanBoard by tasks with a chunk depth")
 }
 
 // testPlanHook checks PlanBoard's onClaim: it runs in the transaction that
@@ -118,7 +119,7 @@ func testPlanHook(t *testing.T, b *bundle) {
 		t.Fatalf("PlanBoard with a failing onClaim: %v, want its error", err)
 	}
 	_, err = b.store.Board(b.ctx, n)
-	wantCode(t, err, store.ENOTFOUND, "Board after a plan rolled back")
+	wantCode(t, err, nqueens.ENOTFOUND, "Board after a plan rolled back")
 
 	var got [][]store.ChunkRecord
 	hook := func(ctx context.Context, tx any, board store.Board, todo []store.ChunkRecord) error {
@@ -165,7 +166,7 @@ func testPlanHook(t *testing.T, b *bundle) {
 // board's updated_at and leaves other boards alone.
 func testTouchBoard(t *testing.T, b *bundle) {
 	ctx, s := b.ctx, b.store
-	wantCode(t, s.TouchBoard(ctx, 9), store.ENOTFOUND, "TouchBoard of an unknown board")
+	wantCode(t, s.TouchBoard(ctx, 9), nqueens.ENOTFOUND, "TouchBoard of an unknown board")
 	pending, _, err := s.RequestBoard(ctx, store.BoardRequest{N: 9})
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,8 @@ package storetest
 import (
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
-	"github.com/nqueens/nqueens/store"
 )
 
 // testRankAndSolutionAt checks that solution #k and the rank of a
@@ -24,26 +24,26 @@ func testRankAndSolutionAt(t *testing.T, b *bundle) {
 			checkRank(t, b, c.n, uint64(last+1), all[last], unique)
 
 			_, err := b.store.SolutionAt(b.ctx, c.n, uint64(len(all)+1), unique)
-			wantCode(t, err, store.ENOTFOUND, "SolutionAt past the last")
+			wantCode(t, err, nqueens.ENOTFOUND, "SolutionAt past the last")
 		}
 	}
 
 	_, err := b.store.SolutionAt(b.ctx, 8, 0, false)
-	wantCode(t, err, store.EINVALID, "SolutionAt(rank 0)")
+	wantCode(t, err, nqueens.EINVALID, "SolutionAt(rank 0)")
 	_, err = b.store.Rank(b.ctx, 8, solver.Placement{0, 1, 2, 3, 4, 5, 6, 7}, false)
-	wantCode(t, err, store.ENOTFOUND, "Rank of a placement that is not a solution")
+	wantCode(t, err, nqueens.ENOTFOUND, "Rank of a placement that is not a solution")
 	_, err = b.store.Rank(b.ctx, 8, solver.Placement{0, 2, 4, 6, 1, 3, 5, 7}, false)
-	wantCode(t, err, store.ENOTFOUND, "Rank of a placement that is not a solution")
+	wantCode(t, err, nqueens.ENOTFOUND, "Rank of a placement that is not a solution")
 	all8 := enumerate(8, false)
 	nonCanonical := all8[len(all8)-1] // its mirror image is smaller
 	_, err = b.store.Rank(b.ctx, 8, nonCanonical, true)
-	wantCode(t, err, store.ENOTFOUND, "unique Rank of a non-canonical solution")
+	wantCode(t, err, nqueens.ENOTFOUND, "unique Rank of a non-canonical solution")
 	_, err = b.store.Rank(b.ctx, 8, solver.Placement{0, 4, 7}, false)
-	wantCode(t, err, store.EINVALID, "Rank of a placement of the wrong length")
+	wantCode(t, err, nqueens.EINVALID, "Rank of a placement of the wrong length")
 	_, err = b.store.Rank(b.ctx, 8, solver.Placement{0, 4, 7, 5, 2, 6, 1, 8}, false)
-	wantCode(t, err, store.EINVALID, "Rank of a placement with a column off the board")
+	wantCode(t, err, nqueens.EINVALID, "Rank of a placement with a column off the board")
 	_, err = b.store.SolutionAt(b.ctx, 9, 1, false)
-	wantCode(t, err, store.ENOTFOUND, "SolutionAt of a board not stored")
+	wantCode(t, err, nqueens.ENOTFOUND, "SolutionAt of a board not stored")
 }
 
 // checkRank checks SolutionAt(rank) == p and Rank(p) == rank.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -89,13 +90,13 @@ func testRequestedBy(t *testing.T, b *bundle) {
 	} {
 		for _, n := range []int{11, 9} {
 			_, _, err := s.RequestBoard(ctx, store.BoardRequest{N: n, RequestedBy: bad})
-			wantCode(t, err, store.EINVALID, "RequestBoard by "+strings.ToValidUTF8(bad, "?"))
+			wantCode(t, err, nqueens.EINVALID, "RequestBoard by "+strings.ToValidUTF8(bad, "?"))
 			_, _, err = s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: SolverVersion, RequestedBy: bad}, nil)
-			wantCode(t, err, store.EINVALID, "PlanBoard by "+strings.ToValidUTF8(bad, "?"))
+			wantCode(t, err, nqueens.EINVALID, "PlanBoard by "+strings.ToValidUTF8(bad, "?"))
 		}
 	}
 	_, err = s.Board(ctx, 11)
-	wantCode(t, err, store.ENOTFOUND, "Board(11) after refused requests")
+	wantCode(t, err, nqueens.ENOTFOUND, "Board(11) after refused requests")
 	if after, err := s.Board(ctx, 9); err != nil || after.State != store.Pending || after.RequestedBy != "" || !after.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Errorf("Board(9) after refused requests: %+v, %v; want it unchanged: %+v", after, err, before)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -60,17 +61,17 @@ func testSquareCounts(t *testing.T, b *bundle) {
 // are not known, and EINVALID for a bad N.
 func testSquareCountsUnknown(t *testing.T, b *bundle) {
 	_, err := b.store.SquareCounts(b.ctx, 7)
-	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a board never requested")
+	wantCode(t, err, nqueens.ENOTFOUND, "SquareCounts of a board never requested")
 	for _, n := range []int{0, -1, solver.MaxSearchN + 1} {
 		_, err := b.store.SquareCounts(b.ctx, n)
-		wantCode(t, err, store.EINVALID, "SquareCounts of a bad N")
+		wantCode(t, err, nqueens.EINVALID, "SquareCounts of a bad N")
 	}
 
 	// Running: some chunks written.
 	chunks := plan(t, b, 8, 1)
 	write(t, b, chunks[0])
 	_, err = b.store.SquareCounts(b.ctx, 8)
-	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a running board")
+	wantCode(t, err, nqueens.ENOTFOUND, "SquareCounts of a running board")
 
 	// A board planned by tasks counts without listing solutions.
 	const n = 6
@@ -91,7 +92,7 @@ func testSquareCountsUnknown(t *testing.T, b *bundle) {
 		t.Fatal(err)
 	}
 	_, err = b.store.SquareCounts(b.ctx, n)
-	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a board planned by tasks")
+	wantCode(t, err, nqueens.ENOTFOUND, "SquareCounts of a board planned by tasks")
 }
 
 // readAll reads every stored solution of N (the canonical ones when
@@ -131,7 +132,7 @@ func CheckBackfill(t *testing.T, s store.Store, tag string, exec func(stmt strin
 		t.Fatal(err)
 	}
 	_, err = s.SquareCounts(ctx, 8)
-	wantCode(t, err, store.ENOTFOUND, "SquareCounts of a board without its rows")
+	wantCode(t, err, nqueens.ENOTFOUND, "SquareCounts of a board without its rows")
 	blocks := SchemaExamples(t, tag)
 	for _, block := range blocks {
 		for stmt := range strings.SplitSeq(block, ";\n") {

@@ -14,6 +14,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -172,7 +173,7 @@ func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Store, n int,
 // wantCode fails the test unless err carries the store error code.
 func wantCode(t *testing.T, err error, code, what string) {
 	t.Helper()
-	if got := store.ErrorCode(err); got != code {
+	if got := nqueens.ErrorCode(err); got != code {
 		t.Errorf("%s: error code %q (%v), want %q", what, got, err, code)
 	}
 }

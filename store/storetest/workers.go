@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -59,8 +60,8 @@ func testWorkers(t *testing.T, b *bundle) {
 	}
 
 	for _, bad := range []string{"", strings.Repeat("x", store.MaxWorkerIDLen+1), "\xff"} {
-		wantCode(t, s.SeeWorker(ctx, bad), store.EINVALID, "SeeWorker of a bad id")
-		wantCode(t, s.ForgetWorker(ctx, bad), store.EINVALID, "ForgetWorker of a bad id")
+		wantCode(t, s.SeeWorker(ctx, bad), nqueens.EINVALID, "SeeWorker of a bad id")
+		wantCode(t, s.ForgetWorker(ctx, bad), nqueens.EINVALID, "ForgetWorker of a bad id")
 	}
 	if ws := list(); len(ws) != 1 {
 		t.Errorf("bad ids changed the workers: %+v", ws)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"iter"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -83,23 +84,23 @@ func (r *Rows) Next() bool {
 		return false
 	}
 	if len(p) != r.n {
-		r.err = store.Errorf(store.EINVALID, "chunk %v: a solution has %d rows, want %d", r.chunk(), len(p), r.n)
+		r.err = nqueens.Errorf(nqueens.EINVALID, "chunk %v: a solution has %d rows, want %d", r.chunk(), len(p), r.n)
 		return false
 	}
 	key := r.row.Key
 	for i, c := range p {
 		if c < 0 || c >= r.n {
-			r.err = store.Errorf(store.EINVALID, "chunk %v: solution %v has a column outside 0..%d", r.chunk(), p, r.n-1)
+			r.err = nqueens.Errorf(nqueens.EINVALID, "chunk %v: solution %v has a column outside 0..%d", r.chunk(), p, r.n-1)
 			return false
 		}
 		key[i] = byte(c)
 	}
 	if !bytes.HasPrefix(key, r.prefix) {
-		r.err = store.Errorf(store.EINVALID, "chunk %v: solution %v does not start with the chunk's prefix", r.chunk(), p)
+		r.err = nqueens.Errorf(nqueens.EINVALID, "chunk %v: solution %v does not start with the chunk's prefix", r.chunk(), p)
 		return false
 	}
 	if r.read > 0 && bytes.Compare(key, r.prev) <= 0 {
-		r.err = store.Errorf(store.EINVALID, "chunk %v: solution %v is not after the previous one (solutions must come in ascending order, once each)", r.chunk(), p)
+		r.err = nqueens.Errorf(nqueens.EINVALID, "chunk %v: solution %v is not after the previous one (solutions must come in ascending order, once each)", r.chunk(), p)
 		return false
 	}
 	copy(r.prev, key)

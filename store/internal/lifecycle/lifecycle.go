@@ -6,6 +6,7 @@ package lifecycle
 import (
 	"fmt"
 
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -32,7 +33,7 @@ func DecidePlan(b store.Board, plan store.BoardPlan) (PlanStep, error) {
 		return KeepBoard, nil
 	case store.Failed:
 		if b.ChunkDepth != plan.ChunkDepth || b.Tasks != plan.Tasks || b.StoresSolutions != plan.StoresSolutions {
-			return KeepBoard, store.Errorf(store.ECONFLICT, "N=%d failed under another plan (chunk depth %d, tasks %t, stores solutions %t); it resumes only under that plan",
+			return KeepBoard, nqueens.Errorf(nqueens.ECONFLICT, "N=%d failed under another plan (chunk depth %d, tasks %t, stores solutions %t); it resumes only under that plan",
 				plan.N, b.ChunkDepth, b.Tasks, b.StoresSolutions)
 		}
 		return ResumeBoard, nil
@@ -48,9 +49,9 @@ func CheckFinish(b store.Board) error {
 	case b.State == store.Done:
 		return nil
 	case b.State != store.Running:
-		return store.Errorf(store.ECONFLICT, "N=%d is %s; only a running board can finish", b.N, b.State)
+		return nqueens.Errorf(nqueens.ECONFLICT, "N=%d is %s; only a running board can finish", b.N, b.State)
 	case b.ChunksDone < b.ChunksTotal:
-		return store.Errorf(store.ECONFLICT, "N=%d has %d of its %d chunks done; it finishes when all are", b.N, b.ChunksDone, b.ChunksTotal)
+		return nqueens.Errorf(nqueens.ECONFLICT, "N=%d has %d of its %d chunks done; it finishes when all are", b.N, b.ChunksDone, b.ChunksTotal)
 	}
 	return nil
 }
@@ -67,13 +68,13 @@ func CheckSums(b store.Board, doneChunks int, sums *solver.Counts) (solver.Count
 		c = *sums
 	}
 	if doneChunks != b.ChunksTotal {
-		return c, store.Errorf(store.EINTERNAL, "N=%d: %d chunk rows are done, the board counts %d of %d", b.N, doneChunks, b.ChunksDone, b.ChunksTotal)
+		return c, nqueens.Errorf(nqueens.EINTERNAL, "N=%d: %d chunk rows are done, the board counts %d of %d", b.N, doneChunks, b.ChunksDone, b.ChunksTotal)
 	}
 	if c.Total != b.SolutionsDone {
-		return c, store.Errorf(store.EINTERNAL, "N=%d: chunk rows sum to %d solutions, the board's progress to %d", b.N, c.Total, b.SolutionsDone)
+		return c, nqueens.Errorf(nqueens.EINTERNAL, "N=%d: chunk rows sum to %d solutions, the board's progress to %d", b.N, c.Total, b.SolutionsDone)
 	}
 	if err := c.Check(); err != nil {
-		return c, &store.Error{Code: store.EINTERNAL, Message: fmt.Sprintf("N=%d: the chunk counts do not add up", b.N), Err: err}
+		return c, &nqueens.Error{Code: nqueens.EINTERNAL, Message: fmt.Sprintf("N=%d: the chunk counts do not add up", b.N), Err: err}
 	}
 	return c, nil
 }
@@ -85,7 +86,7 @@ func PlannedChunks(plan store.BoardPlan) ([]store.ChunkRecord, error) {
 	if plan.Tasks {
 		tasks, err := solver.Tasks(plan.N)
 		if err != nil {
-			return nil, store.Errorf(store.EINVALID, "%v", err)
+			return nil, nqueens.Errorf(nqueens.EINVALID, "%v", err)
 		}
 		size := max(plan.TasksPerChunk, 1)
 		var out []store.ChunkRecord
@@ -96,7 +97,7 @@ func PlannedChunks(plan store.BoardPlan) ([]store.ChunkRecord, error) {
 	}
 	chunks, err := solver.Chunks(plan.N, plan.ChunkDepth)
 	if err != nil {
-		return nil, store.Errorf(store.EINVALID, "%v", err)
+		return nil, nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	out := make([]store.ChunkRecord, len(chunks))
 	for i, c := range chunks {
@@ -110,9 +111,9 @@ func PlannedChunks(plan store.BoardPlan) ([]store.ChunkRecord, error) {
 func CheckChunkTarget(w store.ChunkWrite, state store.BoardState, storesSolutions bool) error {
 	switch {
 	case state != store.Running:
-		return store.Errorf(store.ECONFLICT, "N=%d is %s; chunks are written while it runs", w.N(), state)
+		return nqueens.Errorf(nqueens.ECONFLICT, "N=%d is %s; chunks are written while it runs", w.N(), state)
 	case storesSolutions && w.Solutions == nil:
-		return store.Errorf(store.EINVALID, "N=%d stores its solutions: %v needs them, not only counts", w.N(), w)
+		return nqueens.Errorf(nqueens.EINVALID, "N=%d stores its solutions: %v needs them, not only counts", w.N(), w)
 	}
 	return nil
 }
@@ -120,5 +121,5 @@ func CheckChunkTarget(w store.ChunkWrite, state store.BoardState, storesSolution
 // ChunkNotFound is the error for a write whose chunk is not a row of a
 // planned board.
 func ChunkNotFound(w store.ChunkWrite) error {
-	return store.Errorf(store.ENOTFOUND, "%v is not a chunk of a planned board", w)
+	return nqueens.Errorf(nqueens.ENOTFOUND, "%v is not a chunk of a planned board", w)
 }

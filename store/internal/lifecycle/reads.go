@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -12,11 +13,11 @@ import (
 func CheckStored(b store.Board, mustBeDone bool) error {
 	switch {
 	case !b.StoresSolutions && b.State != store.Pending:
-		return store.Errorf(store.ENOTFOUND, "N=%d keeps counts only; its solutions are not stored", b.N)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "N=%d keeps counts only; its solutions are not stored", b.N)
 	case mustBeDone && b.State != store.Done:
-		return store.Errorf(store.ENOTFOUND, "the solutions of N=%d are not stored yet (the board is %s)", b.N, b.State)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "the solutions of N=%d are not stored yet (the board is %s)", b.N, b.State)
 	case b.State == store.Pending:
-		return store.Errorf(store.ENOTFOUND, "the solutions of N=%d are not stored yet (the board is pending)", b.N)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "the solutions of N=%d are not stored yet (the board is pending)", b.N)
 	}
 	return nil
 }
@@ -28,7 +29,7 @@ func CheckRankInRange(b store.Board, rank uint64, unique bool) error {
 		total, what = b.Counts.Unique, "unique solutions"
 	}
 	if rank > total {
-		return store.Errorf(store.ENOTFOUND, "N=%d has %d %s; there is no #%d", b.N, total, what, rank)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has %d %s; there is no #%d", b.N, total, what, rank)
 	}
 	return nil
 }
@@ -38,9 +39,9 @@ func CheckRankInRange(b store.Board, rank uint64, unique bool) error {
 func CheckRanked(n int, p solver.Placement, canonical *bool, unique bool) error {
 	switch {
 	case canonical == nil:
-		return store.Errorf(store.ENOTFOUND, "%v is not a solution of N=%d", p, n)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "%v is not a solution of N=%d", p, n)
 	case unique && !*canonical:
-		return store.Errorf(store.ENOTFOUND, "%v is not the canonical solution of its class (it is %v)", p, solver.Canonical(p))
+		return nqueens.Errorf(nqueens.ENOTFOUND, "%v is not the canonical solution of its class (it is %v)", p, solver.Canonical(p))
 	}
 	return nil
 }
@@ -51,9 +52,9 @@ func CheckRanked(n int, p solver.Placement, canonical *bool, unique bool) error 
 func CheckSquareCountsKept(b store.Board) error {
 	switch {
 	case b.State != store.Done:
-		return store.Errorf(store.ENOTFOUND, "the square counts of N=%d are known when the board is done (it is %s)", b.N, b.State)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "the square counts of N=%d are known when the board is done (it is %s)", b.N, b.State)
 	case b.Tasks:
-		return store.Errorf(store.ENOTFOUND, "N=%d keeps counts only, counted by tasks that do not list solutions: it has no square counts", b.N)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "N=%d keeps counts only, counted by tasks that do not list solutions: it has no square counts", b.N)
 	}
 	return nil
 }
@@ -64,10 +65,10 @@ func CheckSquareCountsKept(b store.Board) error {
 // (migration 7), or with their counts only. They are not known, ENOTFOUND.
 func CheckSquareCounts(b store.Board, s solver.SquareCounts) error {
 	if b.Counts == nil {
-		return store.Errorf(store.ENOTFOUND, "N=%d has no counts", b.N)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no counts", b.N)
 	}
 	if err := s.Check(*b.Counts); err != nil {
-		return store.Errorf(store.ENOTFOUND, "the square counts of N=%d are not known: some of its chunks were written without them, before the store kept them (schema version 7) or as counts only (%v)", b.N, err)
+		return nqueens.Errorf(nqueens.ENOTFOUND, "the square counts of N=%d are not known: some of its chunks were written without them, before the store kept them (schema version 7) or as counts only (%v)", b.N, err)
 	}
 	return nil
 }

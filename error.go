@@ -1,4 +1,9 @@
-package store
+// Package nqueens holds what every layer of the service shares: the error
+// type and its codes, in the style of benbjohnson/wtf. The store, the
+// precompute, the export and the API return these errors; the transports
+// map their codes to HTTP statuses and GraphQL codes in one table
+// (server/errors.go).
+package nqueens
 
 import (
 	"errors"
@@ -15,7 +20,7 @@ const (
 	EUNAVAILABLE = "unavailable" // the database cannot be reached or is locked
 )
 
-// Error is a store error with a code and a message fit to show a user.
+// Error is an error of the service with a code and a message fit to show a user.
 // Err, when set, is the underlying cause, for logs and errors.Is.
 type Error struct {
 	Code    string
@@ -25,9 +30,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("store %s: %s: %v", e.Code, e.Message, e.Err)
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
 	}
-	return fmt.Sprintf("store %s: %s", e.Code, e.Message)
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
