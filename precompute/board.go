@@ -26,8 +26,8 @@ func (w *boardWorker[TTx]) Work(ctx context.Context, job *river.Job[BoardArgs]) 
 		// are kept.
 		p = store.PlanOf(b, SolverVersion)
 	}
-	b, claimed, err := e.store.PlanBoard(ctx, p, func(ctx context.Context, tx any, b store.Board, todo []store.ChunkRecord) error {
-		return e.queueChunks(ctx, tx.(TTx), todo)
+	b, claimed, err := e.store.PlanBoard(ctx, p, func(ctx context.Context, tx TTx, b store.Board, todo []store.ChunkRecord) error {
+		return e.queueChunks(ctx, tx, todo)
 	})
 	if err != nil {
 		if permanent(err) {

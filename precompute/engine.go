@@ -164,7 +164,7 @@ func (c Config) Check() error {
 // Engine asks for boards and works their jobs. TTx is the River driver's
 // transaction: pgx.Tx on Postgres, *sql.Tx on SQLite.
 type Engine[TTx any] struct {
-	store   store.Store
+	store   store.Store[TTx]
 	client  *river.Client[TTx]
 	db      riverdriver.Executor // for JobCounts and the rescue (rescue.go)
 	cfg     Config
@@ -189,7 +189,7 @@ type Engine[TTx any] struct {
 // pool, riversqlite over the SQLite store's write connection), so that a
 // chunk's rows and its job's completion commit together. River's tables
 // must exist (MigrateUp).
-func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDriver, cfg Config) (*Engine[TTx], error) {
+func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store[TTx], driver TDriver, cfg Config) (*Engine[TTx], error) {
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("precompute: %w", err)
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"encoding/json"
 	"context"
 	"database/sql"
 	"errors"
@@ -69,9 +70,16 @@ func (s *queries) Board(ctx context.Context, n int) (store.Board, error) {
 	return board(ctx, s.reader, n)
 }
 
-// Boards returns every board row by ascending N.
-func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
+// Boards returns the board rows in states (all when none), by ascending
+// N. The states go as one JSON array, so that the query's text is the same
+// whatever their number.
+func (s *queries) Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error) {
+	names, err := json.Marshal(append([]store.BoardState{}, states...))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards
+		WHERE json_array_length(?1) = 0 OR state IN (SELECT value FROM json_each(?1)) ORDER BY n`, string(names))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +119,7 @@ func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (b s
 const insertBoard = `INSERT INTO boards (n, requested_by, updated_at) VALUES (?, NULLIF(?, ''), ?) ON CONFLICT (n) DO NOTHING`
 
 // PlanBoard claims a board for computing; see store.Store.
-func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
+func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc[*sql.Tx]) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
 		if _, err := tx.ExecContext(ctx, insertBoard, plan.N, plan.RequestedBy, t); err != nil {

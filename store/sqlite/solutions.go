@@ -33,9 +33,6 @@ var pageQueries = [2][2]string{
 
 // Page returns one page of solutions; see store.Store.
 func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
-	if !req.Filter.IsZero() {
-		return s.filteredPage(ctx, req)
-	}
 	unique := 0
 	if req.Unique {
 		unique = 1

@@ -2,11 +2,13 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"iter"
 	"runtime"
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -41,7 +43,19 @@ func (c ComputedChunk) Write() store.ChunkWrite {
 
 // LoadComputed plans the chunks' board, writes the chunks in the order
 // given, one WriteChunk each, and finishes the board.
-func LoadComputed(tb testing.TB, s store.Store, chunks []ComputedChunk) {
+func LoadComputed(tb testing.TB, s store.Reader, chunks []ComputedChunk) {
+	tb.Helper()
+	switch w := s.(type) {
+	case store.Writer[pgx.Tx]:
+		loadComputed(tb, w, chunks)
+	case store.Writer[*sql.Tx]:
+		loadComputed(tb, w, chunks)
+	default:
+		tb.Fatalf("storetest: %T writes in no transaction type storetest knows", s)
+	}
+}
+
+func loadComputed[TTx any](tb testing.TB, s store.Writer[TTx], chunks []ComputedChunk) {
 	tb.Helper()
 	ctx := context.Background()
 	n := chunks[0].Chunk.N

@@ -1,9 +1,10 @@
 // Package storetest is the conformance suite of store.Store: one set of
 // tests that every backend passes, so that both behave the same. A
-// backend's test calls Run with a way to make fresh databases:
+// backend's test calls Run with a way to make fresh databases, typed by
+// the backend's transaction:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, storetest.Backend{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
+//		storetest.Run(t, storetest.Backend[pgx.Tx]{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
 //	}
 //
 // Every expectation comes from the solver (enumeration, ranks, symmetry)
@@ -12,7 +13,11 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
+	"reflect"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
@@ -21,19 +26,19 @@ import (
 )
 
 // Backend is what the suite needs from a backend.
-type Backend struct {
+type Backend[TTx any] struct {
 	// Dialect names the backend's migrations.
 	Dialect migrations.Dialect
 	// NewDatabase returns a fresh, empty database of the test's own (a
 	// schema, a file), removed when the test ends.
-	NewDatabase func(t *testing.T) Database
+	NewDatabase func(t *testing.T) Database[TTx]
 }
 
 // Database is one test's database.
-type Database struct {
+type Database[TTx any] struct {
 	// Open opens a store over the database, migrating it unless
 	// skipMigrations; the store is closed when the test ends.
-	Open func(t *testing.T, skipMigrations bool) store.Store
+	Open func(t *testing.T, skipMigrations bool) store.Store[TTx]
 	// Migrator returns a migrator over the database, closed when the test
 	// ends.
 	Migrator func(t *testing.T) *migrations.Migrator
@@ -47,38 +52,39 @@ const SolverVersion = "storetest"
 
 // Run runs the conformance suite. Every test runs in parallel with its own
 // database.
-func Run(t *testing.T, b Backend) {
+func Run[TTx any](t *testing.T, b Backend[TTx]) {
 	tests := []struct {
 		name string
-		run  func(*testing.T, *bundle)
+		run  func(*testing.T, *bundle[TTx])
 	}{
-		{"RoundTripPages", testRoundTripPages},
-		{"PagesFromAnyCursor", testPagesFromAnyCursor},
-		{"FilteredPages", testFilteredPages},
-		{"FilterBadInput", testFilterBadInput},
-		{"RankAndSolutionAt", testRankAndSolutionAt},
-		{"IdempotentChunks", testIdempotentChunks},
-		{"ConcurrentDuplicateChunks", testConcurrentDuplicateChunks},
-		{"AtomicChunkCancelled", testAtomicChunkCancelled},
-		{"AtomicChunkInTxError", testAtomicChunkInTxError},
-		{"AtomicChunkBadSolution", testAtomicChunkBadSolution},
-		{"CountsOnlyBoard", testCountsOnlyBoard},
-		{"TaskBoard", testTaskBoard},
-		{"SquareCounts", testSquareCounts},
-		{"SquareCountsUnknown", testSquareCountsUnknown},
-		{"FilteredCounts", testFilteredCounts},
-		{"FilteredCountBadInput", testFilteredCountBadInput},
-		{"FilteredCountResume", testFilteredCountResume},
-		{"PlanHook", testPlanHook},
-		{"TouchBoard", testTouchBoard},
-		{"Workers", testWorkers},
-		{"BoardLifecycle", testBoardLifecycle},
-		{"RequestedBy", testRequestedBy},
-		{"BoardWithoutChunks", testBoardWithoutChunks},
-		{"BadInput", testBadInput},
-		{"MigrationsUpDownUp", testMigrationsUpDownUp},
-		{"SchemaVersion", testSchemaVersion},
-		{"ClosedStore", testClosedStore},
+		{"RoundTripPages", testRoundTripPages[TTx]},
+		{"PagesFromAnyCursor", testPagesFromAnyCursor[TTx]},
+		{"FilteredWalks", testFilteredWalks[TTx]},
+		{"FilterBadInput", testFilterBadInput[TTx]},
+		{"RankAndSolutionAt", testRankAndSolutionAt[TTx]},
+		{"IdempotentChunks", testIdempotentChunks[TTx]},
+		{"ConcurrentDuplicateChunks", testConcurrentDuplicateChunks[TTx]},
+		{"AtomicChunkCancelled", testAtomicChunkCancelled[TTx]},
+		{"AtomicChunkInTxError", testAtomicChunkInTxError[TTx]},
+		{"AtomicChunkBadSolution", testAtomicChunkBadSolution[TTx]},
+		{"CountsOnlyBoard", testCountsOnlyBoard[TTx]},
+		{"TaskBoard", testTaskBoard[TTx]},
+		{"SquareCounts", testSquareCounts[TTx]},
+		{"SquareCountsUnknown", testSquareCountsUnknown[TTx]},
+		{"FilteredCounts", testFilteredCounts[TTx]},
+		{"FilteredCountBadInput", testFilteredCountBadInput[TTx]},
+		{"FilteredCountResume", testFilteredCountResume[TTx]},
+		{"PlanHook", testPlanHook[TTx]},
+		{"TouchBoard", testTouchBoard[TTx]},
+		{"Workers", testWorkers[TTx]},
+		{"BoardLifecycle", testBoardLifecycle[TTx]},
+		{"BoardsByState", testBoardsByState[TTx]},
+		{"RequestedBy", testRequestedBy[TTx]},
+		{"BoardWithoutChunks", testBoardWithoutChunks[TTx]},
+		{"BadInput", testBadInput[TTx]},
+		{"MigrationsUpDownUp", testMigrationsUpDownUp[TTx]},
+		{"SchemaVersion", testSchemaVersion[TTx]},
+		{"ClosedStore", testClosedStore[TTx]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,23 +95,66 @@ func Run(t *testing.T, b Backend) {
 }
 
 // bundle is what one test works with.
-type bundle struct {
+type bundle[TTx any] struct {
 	ctx     context.Context
-	backend Backend
+	backend Backend[TTx]
 	dialect migrations.Dialect
-	db      Database
-	store   store.Store
+	db      Database[TTx]
+	store   store.Store[TTx]
 }
 
-func setup(t *testing.T, b Backend) *bundle {
+func setup[TTx any](t *testing.T, b Backend[TTx]) *bundle[TTx] {
 	t.Helper()
 	db := b.NewDatabase(t)
-	return &bundle{ctx: t.Context(), backend: b, dialect: b.Dialect, db: db, store: db.Open(t, false)}
+	return &bundle[TTx]{ctx: t.Context(), backend: b, dialect: b.Dialect, db: db, store: db.Open(t, false)}
 }
+
+// The loaders below fill a store for the tests of other packages, which
+// hold either backend as a store.Reader: each finds the backend's writes
+// (the hooks are not used, so their transaction type does not matter).
 
 // Load plans board n at the given chunk depth, writes every chunk computed
 // by the solver, finishes the board and returns it.
-func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store.Board {
+func Load(ctx context.Context, tb testing.TB, s store.Reader, n, depth int) store.Board {
+	tb.Helper()
+	switch w := s.(type) {
+	case store.Writer[pgx.Tx]:
+		return load(ctx, tb, w, n, depth)
+	case store.Writer[*sql.Tx]:
+		return load(ctx, tb, w, n, depth)
+	}
+	tb.Fatalf("storetest: %T writes in no transaction type storetest knows", s)
+	return store.Board{}
+}
+
+// LoadRange loads boards lo..hi at their default chunk depths, and the
+// count of hi under a filter (LoadFilteredCount), so that the analysts'
+// examples have filtered counts to read.
+func LoadRange(ctx context.Context, tb testing.TB, s store.Reader, lo, hi int) {
+	tb.Helper()
+	for n := lo; n <= hi; n++ {
+		Load(ctx, tb, s, n, solver.DefaultChunkDepth(n))
+	}
+	if hi >= 4 {
+		LoadFilteredCount(ctx, tb, s, hi, solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}})
+	}
+}
+
+// LoadFilteredCount stores the count of n under f, done: every chunk of
+// solver.PlanFilteredCount counted and written.
+func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Reader, n int, f solver.Filter) store.FilteredCount {
+	tb.Helper()
+	switch w := s.(type) {
+	case store.Writer[pgx.Tx]:
+		return loadFilteredCount(ctx, tb, w, n, f)
+	case store.Writer[*sql.Tx]:
+		return loadFilteredCount(ctx, tb, w, n, f)
+	}
+	tb.Fatalf("storetest: %T writes in no transaction type storetest knows", s)
+	return store.FilteredCount{}
+}
+
+func load[TTx any](ctx context.Context, tb testing.TB, s store.Writer[TTx], n, depth int) store.Board {
 	tb.Helper()
 	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}
 	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
@@ -135,34 +184,19 @@ func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store
 	return b
 }
 
-// LoadRange loads boards lo..hi at their default chunk depths, and the
-// count of hi under a filter (LoadFilteredCount), so that the analysts'
-// examples have filtered counts to read.
-func LoadRange(ctx context.Context, tb testing.TB, s store.Store, lo, hi int) {
-	tb.Helper()
-	for n := lo; n <= hi; n++ {
-		Load(ctx, tb, s, n, solver.DefaultChunkDepth(n))
-	}
-	if hi >= 4 {
-		LoadFilteredCount(ctx, tb, s, hi, solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}})
-	}
-}
-
-// LoadFilteredCount stores the count of n under f, done: every chunk of
-// solver.PlanFilteredCount counted and written.
-func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Store, n int, f solver.Filter) store.FilteredCount {
+func loadFilteredCount[TTx any](ctx context.Context, tb testing.TB, s store.Writer[TTx], n int, f solver.Filter) store.FilteredCount {
 	tb.Helper()
 	plan, err := solver.PlanFilteredCount(n, f)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req := store.FilteredCountRequest{N: n, Filter: f.Key(), Chunks: len(plan.Chunks)}
+	req := store.FilteredCountRequest{N: n, Filter: f, Chunks: len(plan.Chunks)}
 	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
 		tb.Fatalf("RequestFilteredCount(%+v): %v", req, err)
 	}
 	var fc store.FilteredCount
 	for i, c := range plan.Chunks {
-		w := store.FilteredChunkWrite{N: n, Filter: req.Filter, Index: i, Counts: c.CountFiltered(plan.Filter)}
+		w := store.FilteredChunkWrite{N: n, Filter: f, Index: i, Counts: c.CountFiltered(plan.Filter)}
 		if fc, err = s.WriteFilteredChunk(ctx, w, nil); err != nil {
 			tb.Fatalf("WriteFilteredChunk(%+v): %v", w, err)
 		}
@@ -177,3 +211,6 @@ func wantCode(t *testing.T, err error, code, what string) {
 		t.Errorf("%s: error code %q (%v), want %q", what, got, err, code)
 	}
 }
+
+// noTx reports whether a hook got the zero transaction: none.
+func noTx[TTx any](tx TTx) bool { return reflect.ValueOf(&tx).Elem().IsZero() }
