@@ -242,7 +242,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if opts.Boards != nil {
 		r.watch = boardwatch.New(boardwatch.Config[*Board]{
 			Read:          r.status,
-			ReadAll:       opts.Boards.Boards,
+			ReadAll:       func(ctx context.Context) ([]store.Board, error) { return opts.Boards.Boards(ctx) },
 			Convert:       r.boardModel,
 			PollInterval:  opts.PollInterval,
 			SweepInterval: opts.SweepInterval,

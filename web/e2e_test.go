@@ -407,12 +407,12 @@ func TestViewerInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.PlanBoard(ctx, store.BoardPlan{N: 10, ChunkDepth: depth10, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(ctx, store.BoardPlan{N: 10, ChunkDepth: depth10, StoresSolutions: true, SolverVersion: storetest.SolverVersion}); err != nil {
 		t.Fatal(err)
 	}
 	half := len(chunks10) / 2
 	for _, c := range chunks10[:half] {
-		if _, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil); err != nil {
+		if _, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -451,11 +451,11 @@ func TestViewerInBrowser(t *testing.T) {
 		s.fail("progress text %q does not say %q", got, wantChunks)
 	}
 	for _, c := range chunks10[half:] {
-		if _, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil); err != nil {
+		if _, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.FinishBoard(ctx, 10); err != nil {
+	if _, err := storetest.WritesOf(t, st).FinishBoard(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
 	s.waitText("#state", "done") // pushed over the websocket

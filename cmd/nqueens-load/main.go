@@ -19,13 +19,14 @@
 // The hidden setup command stores a board, so that the server pages it from
 // the store:
 //
-//	nqueens-load fill N
+//	nqueens-load fill N [--database-url URL | --sqlite-path FILE]
 //
-// plans board N in the database the environment selects (DATABASE_URL, else
-// the SQLite file at NQUEENS_SQLITE_PATH, default ./nqueens.db), writes all
-// its chunks (each enumerated by the solver and written by WriteChunk in one
-// transaction, as the precompute workers do) and finishes it. A board that is
-// done already is left as it is.
+// computes board N with its solutions into the database the settings
+// select, as nqueens has them (--database-url or DATABASE_URL, else the
+// SQLite file at --sqlite-path or NQUEENS_SQLITE_PATH, default
+// ./nqueens.db): the precompute engine plans it and works its jobs in this
+// process, as `nqueens precompute --wait` does. A board that is done
+// already is left as it is.
 //
 // Three more hidden commands measure what docs/PERFORMANCE.md ("Soak") and
 // docs/SCALING.md report:
@@ -44,10 +45,11 @@
 //
 //	nqueens-load plan N [--tasks-per-chunk K]
 //
-// plans a counts-only board of N in the Postgres database of DATABASE_URL
-// with K tasks a chunk and queues its chunk jobs, for `nqueens worker`
-// processes to work: with one task a chunk, a measure of River's jobs per
-// second (plan.go).
+// plans a counts-only board of N in the Postgres database of
+// --database-url (DATABASE_URL) with K tasks a chunk and queues its chunk
+// jobs as the engine's board job does, for `nqueens worker` processes to
+// work: with one task a chunk, a measure of River's jobs per second
+// (plan.go).
 package main
 
 import (
@@ -72,10 +74,10 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/progress"
+	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
-	"github.com/nqueens/nqueens/store/sqlite"
 )
 
 func main() {
@@ -88,13 +90,13 @@ func main() {
 	}
 	switch command {
 	case "fill":
-		err = runFill(ctx, os.Args[2:], os.Stdout)
+		err = runFill(ctx, os.Args[2:], os.LookupEnv, os.Stdout)
 	case "estimate":
 		err = runEstimate(ctx, os.Args[2:], os.Stdout)
 	case "soak":
 		err = runSoak(ctx, os.Args[2:], os.Stdout)
 	case "plan":
-		err = runPlan(ctx, os.Args[2:], os.Stdout)
+		err = runPlan(ctx, os.Args[2:], os.LookupEnv, os.Stdout)
 	default:
 		err = runLoad(ctx, os.Args[1:], os.Stdout)
 	}
@@ -357,73 +359,56 @@ func parseBoardArgs(fs *flag.FlagSet, args []string, usage string) (string, erro
 	return nArg[0], nil
 }
 
-// runFill stores board N through the store, as the workers do.
-func runFill(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return usageError("usage: nqueens-load fill N")
+// runFill stores board N with its solutions as `nqueens precompute
+// --wait` does: it opens the database (migrating it), asks the precompute
+// engine for the board and works its jobs here until it is done.
+func runFill(ctx context.Context, args []string, env lookupEnv, stdout io.Writer) error {
+	fs := flag.NewFlagSet("nqueens-load fill", flag.ContinueOnError)
+	database := databaseFlags(fs, env)
+	nArg, err := parseBoardArgs(fs, args, "usage: nqueens-load fill N [--database-url URL | --sqlite-path FILE]")
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return err
 	}
-	n, err := strconv.Atoi(args[0])
+	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 1 || n > 16 {
 		return usageError("fill: N must be a board size from 1 to 16 (all its solutions are stored)")
 	}
-	var st store.Store
-	if u := os.Getenv("DATABASE_URL"); u != "" {
-		cfg := postgres.DefaultConfig()
-		cfg.URL = u
-		s, err := postgres.Open(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		st = s
-	} else {
-		path := os.Getenv("NQUEENS_SQLITE_PATH")
-		if path == "" {
-			path = "./nqueens.db"
-		}
-		cfg := sqlite.DefaultConfig()
-		cfg.Path = path
-		s, err := sqlite.Open(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		st = s
-	}
-	defer st.Close()
-
-	start := time.Now()
-	depth := solver.DefaultChunkDepth(n)
-	b, _, err := st.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "nqueens-load fill"}, nil)
+	db, err := database()
 	if err != nil {
 		return err
 	}
-	if b.State == store.Done {
+	cfg := engineConfig(stdout)
+	cfg.StoreMaxN = max(cfg.StoreMaxN, n)
+	st, j, err := service.Open(ctx, db, true, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if b, err := st.Board(ctx, n); err == nil && b.State == store.Done {
 		fmt.Fprintf(stdout, "N=%d is done already: %d solutions\n", n, b.Counts.Total)
 		return nil
 	}
-	if b.State != store.Running || !b.StoresSolutions || b.ChunkDepth != depth {
-		return fmt.Errorf("board N=%d is %s (stores solutions %t, chunk depth %d); fill needs it new, or running with its solutions at depth %d",
-			n, b.State, b.StoresSolutions, b.ChunkDepth, depth)
+
+	start := time.Now()
+	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
 	}
-	chunks, err := solver.Chunks(n, depth)
+	defer j.Shutdown()
+	stores := true
+	b, err := j.Precompute(ctx, store.BoardRequest{N: n, RequestedBy: "nqueens-load fill"}, &stores)
 	if err != nil {
 		return err
 	}
-	for i, c := range chunks {
-		last, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
-		if err != nil {
-			return fmt.Errorf("chunk %d (%v): %w", i, c, err)
-		}
-		if last {
-			if b, err = st.FinishBoard(ctx, n); err != nil {
-				return err
-			}
-		}
-		if (i+1)%200 == 0 {
-			fmt.Fprintf(stdout, "%d of %d chunks\n", i+1, len(chunks))
-		}
+	if err := progress.Watch(ctx, st, []int{n}, []store.Board{b}, stdout); err != nil {
+		return err
 	}
-	if b.State != store.Done {
-		return fmt.Errorf("board N=%d: every chunk is written but the board is %s", n, b.State)
+	if b, err = st.Board(ctx, n); err != nil {
+		return err
+	}
+	if b.State != store.Done || !b.StoresSolutions {
+		return fmt.Errorf("board N=%d is %s (stores solutions %t); fill needs it done with its solutions", n, b.State, b.StoresSolutions)
 	}
 	fmt.Fprintf(stdout, "N=%d stored: %d solutions in %s\n", n, b.Counts.Total, time.Since(start).Round(time.Millisecond))
 	return nil

@@ -29,15 +29,23 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// TestFill stores a board through the store, as the workers do, and
+// envOf is an environment of vars only.
+func envOf(vars map[string]string) lookupEnv {
+	return func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok
+	}
+}
+
+// TestFill stores a board through the precompute engine, as nqueens
+// precompute --wait does, in the SQLite file the environment names, and
 // leaves a done board alone.
 func TestFill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	t.Setenv("DATABASE_URL", "")
-	t.Setenv("NQUEENS_SQLITE_PATH", path)
+	env := envOf(map[string]string{"NQUEENS_SQLITE_PATH": path})
 	for _, want := range []string{"N=9 stored: 352 solutions", "N=9 is done already: 352 solutions"} {
 		var out bytes.Buffer
-		if err := runFill(context.Background(), []string{"9"}, &out); err != nil || !strings.Contains(out.String(), want) {
+		if err := runFill(context.Background(), []string{"9"}, env, &out); err != nil || !strings.Contains(out.String(), want) {
 			t.Fatalf("fill 9: %v, %q; want %q", err, out.String(), want)
 		}
 	}
@@ -46,7 +54,7 @@ func TestFill(t *testing.T) {
 	if err != nil || b.State != store.Done || !b.StoresSolutions || b.Counts.Unique != 46 {
 		t.Fatalf("board 9 after fill: %+v, %v", b, err)
 	}
-	if err := runFill(context.Background(), []string{"17"}, &bytes.Buffer{}); err == nil {
+	if err := runFill(context.Background(), []string{"17"}, env, &bytes.Buffer{}); err == nil {
 		t.Error("fill 17 (beyond what is stored) succeeded")
 	}
 }

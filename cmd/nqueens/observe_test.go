@@ -78,14 +78,14 @@ func TestServeMetricsAndLogs(t *testing.T) {
 	t.Parallel()
 	for _, db := range []struct {
 		name string
-		open func(t *testing.T) (args []string, st store.Store)
+		open func(t *testing.T) (args []string, st store.ReadCloser)
 	}{
-		{"sqlite", func(t *testing.T) ([]string, store.Store) {
+		{"sqlite", func(t *testing.T) ([]string, store.ReadCloser) {
 			path := filepath.Join(t.TempDir(), "flagged.db")
 			st := sqlitetest.Open(t, path)
 			return []string{"--sqlite-path", path}, st
 		}},
-		{"postgres", func(t *testing.T) ([]string, store.Store) {
+		{"postgres", func(t *testing.T) ([]string, store.ReadCloser) {
 			u, _ := pgtest.Schema(t)
 			return []string{"--database-url", u}, pgtest.Open(t, u)
 		}},

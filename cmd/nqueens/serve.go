@@ -18,7 +18,6 @@ import (
 	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
-	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/web"
@@ -221,13 +220,14 @@ func runServe(ctx context.Context, args []string, c console) error {
 			srv.Resolver().PokeBoard(n)
 		}
 	}
-	up := service.NewStartup(service.Config{Database: db, Migrate: o.migrate, Workers: engineCfg,
-		Precompute: o.precompute, Logger: logger})
-	defer up.Close()
-	// The metrics at /metrics (internal/metrics): the API's store calls
-	// are timed, the database's boards and jobs read at each scrape.
+	// The metrics at /metrics (internal/metrics): the store's calls are
+	// timed (its observer), the database's boards and jobs read at each
+	// scrape.
 	m := metrics.New()
-	stored := storemetrics.New(up.Store(), m.Registerer())
+	up := service.NewStartup(service.Config{Database: db, Migrate: o.migrate, Workers: engineCfg,
+		Precompute: o.precompute, Logger: logger, Observe: m.ObserveStore})
+	defer up.Close()
+	stored := up.Store()
 
 	cfg.Graph.Boards, cfg.Graph.Stored, cfg.Graph.Plans = stored, stored, up
 	cfg.ExportStore = stored

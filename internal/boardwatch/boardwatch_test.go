@@ -15,6 +15,7 @@ import (
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
+	"github.com/nqueens/nqueens/store/storetest"
 )
 
 // The hub runs over a real SQLite store, whose boards the tests move
@@ -24,13 +25,13 @@ import (
 
 // counted is a store whose board reads are counted.
 type counted struct {
-	store.Store
+	store.ReadCloser
 	reads, sweeps atomic.Int64
 }
 
 func (c *counted) read(ctx context.Context, n int) (store.Board, error) {
 	c.reads.Add(1)
-	b, err := c.Store.Board(ctx, n)
+	b, err := c.ReadCloser.Board(ctx, n)
 	if nqueens.ErrorCode(err) == nqueens.ENOTFOUND {
 		return store.Board{N: n}, nil
 	}
@@ -39,7 +40,7 @@ func (c *counted) read(ctx context.Context, n int) (store.Board, error) {
 
 func (c *counted) readAll(ctx context.Context) ([]store.Board, error) {
 	c.sweeps.Add(1)
-	return c.Store.Boards(ctx)
+	return c.ReadCloser.Boards(ctx)
 }
 
 // state is what subscribers receive in these tests.
@@ -50,7 +51,7 @@ type state struct {
 
 func setup(t *testing.T, poll, sweep time.Duration) (*boardwatch.Hub[state], *counted) {
 	t.Helper()
-	st := &counted{Store: sqlitetest.OpenTemp(t)}
+	st := &counted{ReadCloser: sqlitetest.OpenTemp(t)}
 	h := boardwatch.New(boardwatch.Config[state]{
 		Read:          st.read,
 		ReadAll:       st.readAll,
@@ -64,10 +65,10 @@ func setup(t *testing.T, poll, sweep time.Duration) (*boardwatch.Hub[state], *co
 }
 
 // plan moves board n to running and returns its chunks.
-func plan(t *testing.T, st store.Store, n int) []solver.Chunk {
+func plan(t *testing.T, st store.ReadCloser, n int) []solver.Chunk {
 	t.Helper()
 	depth := solver.DefaultChunkDepth(n)
-	if _, _, err := st.PlanBoard(t.Context(), store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "boardwatch-test"}, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(t.Context(), store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "boardwatch-test"}); err != nil {
 		t.Fatal(err)
 	}
 	chunks, err := solver.Chunks(n, depth)
@@ -78,15 +79,15 @@ func plan(t *testing.T, st store.Store, n int) []solver.Chunk {
 }
 
 // write writes chunk c of its board, finishing the board after its last.
-func write(t *testing.T, st store.Store, n int, c solver.Chunk) {
+func write(t *testing.T, st store.ReadCloser, n int, c solver.Chunk) {
 	t.Helper()
-	last, err := st.WriteChunk(context.Background(), store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+	last, err := storetest.WritesOf(t, st).WriteChunk(context.Background(), store.ChunkWrite{Chunk: c, Solutions: c.Solutions()})
 	if err != nil {
 		t.Error(err)
 		return
 	}
 	if last {
-		if _, err := st.FinishBoard(context.Background(), n); err != nil {
+		if _, err := storetest.WritesOf(t, st).FinishBoard(context.Background(), n); err != nil {
 			t.Error(err)
 		}
 	}
@@ -200,7 +201,7 @@ func TestIdleBoardsAreNotPolled(t *testing.T) {
 	const poll = 10 * time.Millisecond
 	h, st := setup(t, poll, time.Hour)
 	plan(t, st, 7)
-	if _, err := st.FailBoard(t.Context(), 7, "given up"); err != nil {
+	if _, err := storetest.WritesOf(t, st).FailBoard(t.Context(), 7, "given up"); err != nil {
 		t.Fatal(err)
 	}
 	var unknown, failed []<-chan state
@@ -228,7 +229,7 @@ func TestIdleBoardsAreNotPolled(t *testing.T) {
 		t.Fatalf("%d reads and %d sweeps in 50 poll intervals of boards nobody computes; want none", n, st.sweeps.Load())
 	}
 
-	if _, _, err := st.RequestBoard(t.Context(), store.BoardRequest{N: 9}); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).RequestBoard(t.Context(), store.BoardRequest{N: 9}); err != nil {
 		t.Fatal(err)
 	}
 	h.Poke(9)
@@ -285,7 +286,7 @@ func TestSweepNoticesWorkElsewhere(t *testing.T) {
 	if sweeps > int64(took/sweep)+1 || sweeps < 2 {
 		t.Errorf("%d sweeps in 5 sweep intervals; want one per interval", sweeps)
 	}
-	if _, _, err := st.RequestBoard(t.Context(), store.BoardRequest{N: 10}); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).RequestBoard(t.Context(), store.BoardRequest{N: 10}); err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()

@@ -2,13 +2,11 @@ package storetest
 
 import (
 	"context"
-	"database/sql"
 	"iter"
 	"runtime"
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -45,30 +43,19 @@ func (c ComputedChunk) Write() store.ChunkWrite {
 // given, one WriteChunk each, and finishes the board.
 func LoadComputed(tb testing.TB, s store.Reader, chunks []ComputedChunk) {
 	tb.Helper()
-	switch w := s.(type) {
-	case store.Writer[pgx.Tx]:
-		loadComputed(tb, w, chunks)
-	case store.Writer[*sql.Tx]:
-		loadComputed(tb, w, chunks)
-	default:
-		tb.Fatalf("storetest: %T writes in no transaction type storetest knows", s)
-	}
-}
-
-func loadComputed[TTx any](tb testing.TB, s store.Writer[TTx], chunks []ComputedChunk) {
-	tb.Helper()
+	w := WritesOf(tb, s)
 	ctx := context.Background()
 	n := chunks[0].Chunk.N
 	plan := store.BoardPlan{N: n, ChunkDepth: len(chunks[0].Chunk.Prefix), StoresSolutions: true, SolverVersion: SolverVersion}
-	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
+	if _, _, err := w.PlanBoard(ctx, plan); err != nil {
 		tb.Fatal(err)
 	}
 	for _, c := range chunks {
-		if _, err := s.WriteChunk(ctx, c.Write(), nil); err != nil {
+		if _, err := w.WriteChunk(ctx, c.Write()); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	if _, err := s.FinishBoard(ctx, n); err != nil {
+	if _, err := w.FinishBoard(ctx, n); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -13,11 +13,8 @@ package storetest
 
 import (
 	"context"
-	"database/sql"
 	"reflect"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/migrations"
@@ -109,22 +106,38 @@ func setup[TTx any](t *testing.T, b Backend[TTx]) *bundle[TTx] {
 	return &bundle[TTx]{ctx: t.Context(), backend: b, dialect: b.Dialect, db: db, store: db.Open(t, false)}
 }
 
-// The loaders below fill a store for the tests of other packages, which
-// hold either backend as a store.Reader: each finds the backend's writes
-// (the hooks are not used, so their transaction type does not matter).
-
 // Load plans board n at the given chunk depth, writes every chunk computed
-// by the solver, finishes the board and returns it.
+// by the solver, finishes the board and returns it. s is a store of
+// either backend (WritesOf).
 func Load(ctx context.Context, tb testing.TB, s store.Reader, n, depth int) store.Board {
 	tb.Helper()
-	switch w := s.(type) {
-	case store.Writer[pgx.Tx]:
-		return load(ctx, tb, w, n, depth)
-	case store.Writer[*sql.Tx]:
-		return load(ctx, tb, w, n, depth)
+	w := WritesOf(tb, s)
+	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}
+	if _, _, err := w.PlanBoard(ctx, plan); err != nil {
+		tb.Fatalf("PlanBoard(%+v): %v", plan, err)
 	}
-	tb.Fatalf("storetest: %T writes in no transaction type storetest knows", s)
-	return store.Board{}
+	chunks, err := solver.Chunks(n, depth)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lasts := 0
+	for _, c := range chunks {
+		last, err := w.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()})
+		if err != nil {
+			tb.Fatalf("WriteChunk(%v): %v", c, err)
+		}
+		if last {
+			lasts++
+		}
+	}
+	if want := min(1, len(chunks)); lasts != want {
+		tb.Fatalf("N=%d: %d writes reported the last chunk, want %d", n, lasts, want)
+	}
+	b, err := w.FinishBoard(ctx, n)
+	if err != nil {
+		tb.Fatalf("FinishBoard(%d): %v", n, err)
+	}
+	return b
 }
 
 // LoadRange loads boards lo..hi at their default chunk depths, and the
@@ -144,61 +157,20 @@ func LoadRange(ctx context.Context, tb testing.TB, s store.Reader, lo, hi int) {
 // solver.PlanFilteredCount counted and written.
 func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Reader, n int, f solver.Filter) store.FilteredCount {
 	tb.Helper()
-	switch w := s.(type) {
-	case store.Writer[pgx.Tx]:
-		return loadFilteredCount(ctx, tb, w, n, f)
-	case store.Writer[*sql.Tx]:
-		return loadFilteredCount(ctx, tb, w, n, f)
-	}
-	tb.Fatalf("storetest: %T writes in no transaction type storetest knows", s)
-	return store.FilteredCount{}
-}
-
-func load[TTx any](ctx context.Context, tb testing.TB, s store.Writer[TTx], n, depth int) store.Board {
-	tb.Helper()
-	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}
-	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
-		tb.Fatalf("PlanBoard(%+v): %v", plan, err)
-	}
-	chunks, err := solver.Chunks(n, depth)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	lasts := 0
-	for _, c := range chunks {
-		last, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
-		if err != nil {
-			tb.Fatalf("WriteChunk(%v): %v", c, err)
-		}
-		if last {
-			lasts++
-		}
-	}
-	if want := min(1, len(chunks)); lasts != want {
-		tb.Fatalf("N=%d: %d writes reported the last chunk, want %d", n, lasts, want)
-	}
-	b, err := s.FinishBoard(ctx, n)
-	if err != nil {
-		tb.Fatalf("FinishBoard(%d): %v", n, err)
-	}
-	return b
-}
-
-func loadFilteredCount[TTx any](ctx context.Context, tb testing.TB, s store.Writer[TTx], n int, f solver.Filter) store.FilteredCount {
-	tb.Helper()
+	w := WritesOf(tb, s)
 	plan, err := solver.PlanFilteredCount(n, f)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	req := store.FilteredCountRequest{N: n, Filter: f, Chunks: len(plan.Chunks)}
-	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
+	if _, _, err := w.RequestFilteredCount(ctx, req); err != nil {
 		tb.Fatalf("RequestFilteredCount(%+v): %v", req, err)
 	}
 	var fc store.FilteredCount
 	for i, c := range plan.Chunks {
-		w := store.FilteredChunkWrite{N: n, Filter: f, Index: i, Counts: c.CountFiltered(plan.Filter)}
-		if fc, err = s.WriteFilteredChunk(ctx, w, nil); err != nil {
-			tb.Fatalf("WriteFilteredChunk(%+v): %v", w, err)
+		cw := store.FilteredChunkWrite{N: n, Filter: f, Index: i, Counts: c.CountFiltered(plan.Filter)}
+		if fc, err = w.WriteFilteredChunk(ctx, cw); err != nil {
+			tb.Fatalf("WriteFilteredChunk(%+v): %v", cw, err)
 		}
 	}
 	return fc
