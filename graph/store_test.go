@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -444,3 +445,69 @@ type panicTB struct{ testing.TB }
 func (p *panicTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
 func (p *panicTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 func (p *panicTB) Helper()                           {}
+
+// TestBoardsByState asks the server for boards(state: …) over a store
+// with a board in each state the store keeps: each state lists exactly
+// its boards in ascending N (the store filters them in SQL), UNKNOWN the
+// boards without a row, and no state all 32.
+func TestBoardsByState(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, db database) {
+		st := db.open(t)
+		ctx := t.Context()
+		w := storetest.WritesOf(t, st)
+		fill(t, st, 5, nil)
+		if _, _, err := w.RequestBoard(ctx, store.BoardRequest{N: 7}); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{8, 6} {
+			if _, _, err := w.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "graph-test"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.FailBoard(ctx, 6, "worker lost"); err != nil {
+			t.Fatal(err)
+		}
+		b := serve(t, st)
+		var unknown []int
+		for n := 1; n <= solver.MaxSearchN; n++ {
+			if n < 5 || n > 8 {
+				unknown = append(unknown, n)
+			}
+		}
+		for _, c := range []struct {
+			args string
+			want []int
+		}{
+			{`(state: DONE)`, []int{5}},
+			{`(state: PENDING)`, []int{7}},
+			{`(state: RUNNING)`, []int{8}},
+			{`(state: FAILED)`, []int{6}},
+			{`(state: UNKNOWN)`, unknown},
+			{``, rangeN(1, solver.MaxSearchN)},
+		} {
+			var got struct {
+				Boards []struct {
+					N     int
+					State string
+				}
+			}
+			b.Query(t, `{ boards`+c.args+` { n state } }`, nil, &got)
+			var ns []int
+			for _, bd := range got.Boards {
+				ns = append(ns, bd.N)
+			}
+			if !slices.Equal(ns, c.want) {
+				t.Errorf("boards%s = N %v, want %v", c.args, ns, c.want)
+			}
+		}
+	})
+}
+
+func rangeN(lo, hi int) []int {
+	var out []int
+	for n := lo; n <= hi; n++ {
+		out = append(out, n)
+	}
+	return out
+}

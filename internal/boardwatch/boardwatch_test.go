@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
@@ -25,13 +26,13 @@ import (
 
 // counted is a store whose board reads are counted.
 type counted struct {
-	store.ReadCloser
+	*sqlite.Store
 	reads, sweeps atomic.Int64
 }
 
 func (c *counted) read(ctx context.Context, n int) (store.Board, error) {
 	c.reads.Add(1)
-	b, err := c.ReadCloser.Board(ctx, n)
+	b, err := c.Store.Board(ctx, n)
 	if nqueens.ErrorCode(err) == nqueens.ENOTFOUND {
 		return store.Board{N: n}, nil
 	}
@@ -40,7 +41,7 @@ func (c *counted) read(ctx context.Context, n int) (store.Board, error) {
 
 func (c *counted) readAll(ctx context.Context) ([]store.Board, error) {
 	c.sweeps.Add(1)
-	return c.ReadCloser.Boards(ctx)
+	return c.Store.Boards(ctx)
 }
 
 // state is what subscribers receive in these tests.
@@ -51,7 +52,7 @@ type state struct {
 
 func setup(t *testing.T, poll, sweep time.Duration) (*boardwatch.Hub[state], *counted) {
 	t.Helper()
-	st := &counted{ReadCloser: sqlitetest.OpenTemp(t)}
+	st := &counted{Store: sqlitetest.OpenTemp(t)}
 	h := boardwatch.New(boardwatch.Config[state]{
 		Read:          st.read,
 		ReadAll:       st.readAll,
