@@ -2,6 +2,7 @@ package precompute_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -226,4 +227,20 @@ func TestFailingFilteredChunk(t *testing.T) {
 			t.Errorf("resumed count: %+v; want total %d and no error", fc, want)
 		}
 	})
+}
+
+// TestFilteredChunkArgsJSON: a chunk job's arguments hold the filter as
+// its canonical text, the form jobs queued before the filter was typed
+// hold too, and read back as the same filter.
+func TestFilteredChunkArgsJSON(t *testing.T) {
+	t.Parallel()
+	f := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 3}}, Empty: []solver.Square{{Row: 1, Col: 1}}}
+	data, err := json.Marshal(precompute.FilteredChunkArgs{N: 8, Filter: f, Index: 2})
+	if want := `{"n":8,"filter":"q0.3,e1.1","index":2}`; err != nil || string(data) != want {
+		t.Fatalf("json.Marshal = %s, %v; want %s", data, err, want)
+	}
+	var back precompute.FilteredChunkArgs
+	if err := json.Unmarshal(data, &back); err != nil || back.N != 8 || back.Index != 2 || back.Filter.Key() != f.Key() {
+		t.Errorf("json.Unmarshal(%s) = %+v, %v", data, back, err)
+	}
 }

@@ -181,7 +181,7 @@ func exportFileName(req export.Request) string {
 		name += "-unique"
 	}
 	if !req.Filter.IsZero() {
-		name += "-" + strings.ReplaceAll(req.Filter.String(), ",", "_")
+		name += "-" + strings.ReplaceAll(req.Filter.Key(), ",", "_")
 	}
 	for ext, m := range exportMedia {
 		if m.format == req.Format {

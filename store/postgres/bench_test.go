@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -350,16 +349,4 @@ func BenchmarkRankN16(b *testing.B) {
 			}
 		})
 	}
-}
-
-// withGenericPlans adds plan_cache_mode=force_generic_plan to a URL.
-func withGenericPlans(b *testing.B, u string) string {
-	parsed, err := url.Parse(u)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := parsed.Query()
-	q.Set("plan_cache_mode", "force_generic_plan")
-	parsed.RawQuery = q.Encode()
-	return parsed.String()
 }
