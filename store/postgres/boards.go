@@ -110,7 +110,7 @@ func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (sto
 // ""), unless N has a row: the first requester is kept.
 const insertBoard = `INSERT INTO boards (n, requested_by) VALUES ($1, NULLIF($2, '')) ON CONFLICT (n) DO NOTHING`
 
-// PlanBoard claims a board for computing; see store.Store.
+// PlanBoard claims a board for computing; see store.Writer.
 func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc[pgx.Tx]) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// A pending row first, so that concurrent planners meet on the row
@@ -169,7 +169,7 @@ func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim s
 	return b, claimed, nil
 }
 
-// TouchBoard sets a running board's updated_at; see store.Store.
+// TouchBoard sets a running board's updated_at; see store.Writer.
 func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE boards SET updated_at = now() WHERE n = $1 AND state = 'running'`, n)
 	if err != nil {

@@ -45,14 +45,14 @@ func filteredCount(ctx context.Context, q querier, n int, filter, lock string) (
 	return fc, err
 }
 
-// FilteredCount returns the count of N under filter; see store.Store.
+// FilteredCount returns the count of N under filter; see store.Reader.
 func (s *queries) FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	filter := f.Key()
 	return filteredCount(ctx, s.pool, n, filter, "")
 }
 
 // RequestFilteredCount inserts the running row of the count unless it has
-// one; see store.Store.
+// one; see store.Writer.
 func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc[pgx.Tx]) (fc store.FilteredCount, created bool, err error) {
 	key := req.Filter.Key()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -100,7 +100,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 	return fc, created, nil
 }
 
-// WriteFilteredChunk records one chunk's count; see store.Store. The
+// WriteFilteredChunk records one chunk's count; see store.Writer. The
 // count's row is locked first, so the writers of one count take turns:
 // the one that finds every chunk written sums them.
 func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc[pgx.Tx]) (fc store.FilteredCount, err error) {
@@ -147,7 +147,7 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 	return fc, nil
 }
 
-// FailFilteredCount marks a running count failed; see store.Store.
+// FailFilteredCount marks a running count failed; see store.Writer.
 func (s *queries) FailFilteredCount(ctx context.Context, n int, f solver.Filter, reason string) (fc store.FilteredCount, err error) {
 	filter := f.Key()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {

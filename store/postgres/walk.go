@@ -17,7 +17,7 @@ func canonicalOnly(unique bool) string {
 	return ""
 }
 
-// Walk streams the placements of a listing; see store.Store. The rows
+// Walk streams the placements of a listing; see store.Reader. The rows
 // arrive as the server sends them and are read in place (DriverBytes), so
 // a walk allocates nothing per row.
 func (s *queries) Walk(ctx context.Context, req store.WalkRequest, visit func(placement []byte) error) error {

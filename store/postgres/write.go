@@ -13,7 +13,7 @@ import (
 	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
-// WriteChunk stores one computed chunk; see store.Store.
+// WriteChunk stores one computed chunk; see store.Writer.
 //
 // The chunk row is locked first (FOR UPDATE), so two writers of the same
 // chunk take turns and the second finds it done and writes nothing: that

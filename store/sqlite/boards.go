@@ -118,7 +118,7 @@ func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (b s
 // kept.
 const insertBoard = `INSERT INTO boards (n, requested_by, updated_at) VALUES (?, NULLIF(?, ''), ?) ON CONFLICT (n) DO NOTHING`
 
-// PlanBoard claims a board for computing; see store.Store.
+// PlanBoard claims a board for computing; see store.Writer.
 func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc[*sql.Tx]) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
@@ -187,7 +187,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) err
 	return nil
 }
 
-// TouchBoard sets a running board's updated_at; see store.Store.
+// TouchBoard sets a running board's updated_at; see store.Writer.
 func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	res, err := s.writer.ExecContext(ctx, `UPDATE boards SET updated_at = ? WHERE n = ? AND state = 'running'`, now(), n)
 	if err != nil {

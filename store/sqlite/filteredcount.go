@@ -44,14 +44,14 @@ func filteredCount(ctx context.Context, q querier, n int, filter string) (store.
 	return fc, err
 }
 
-// FilteredCount returns the count of N under filter; see store.Store.
+// FilteredCount returns the count of N under filter; see store.Reader.
 func (s *queries) FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	filter := f.Key()
 	return filteredCount(ctx, s.reader, n, filter)
 }
 
 // RequestFilteredCount inserts the running row of the count unless it has
-// one; see store.Store. Write transactions are serialised, so reading
+// one; see store.Writer. Write transactions are serialised, so reading
 // first is safe.
 func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc[*sql.Tx]) (fc store.FilteredCount, created bool, err error) {
 	key := req.Filter.Key()
@@ -113,7 +113,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 	return fc, created, nil
 }
 
-// WriteFilteredChunk records one chunk's count; see store.Store. The
+// WriteFilteredChunk records one chunk's count; see store.Writer. The
 // write that finds every chunk written sums them, in its transaction.
 func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc[*sql.Tx]) (fc store.FilteredCount, err error) {
 	key := w.Filter.Key()
@@ -160,7 +160,7 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 	return fc, nil
 }
 
-// FailFilteredCount marks a running count failed; see store.Store.
+// FailFilteredCount marks a running count failed; see store.Writer.
 func (s *queries) FailFilteredCount(ctx context.Context, n int, f solver.Filter, reason string) (fc store.FilteredCount, err error) {
 	filter := f.Key()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {

@@ -25,7 +25,7 @@ func canonicalOnly(unique bool) string {
 	return ""
 }
 
-// Walk streams the placements of a listing; see store.Store. It reads one
+// Walk streams the placements of a listing; see store.Reader. It reads one
 // column into sql.RawBytes, the driver's own buffer, so database/sql
 // copies nothing per row.
 func (s *queries) Walk(ctx context.Context, req store.WalkRequest, visit func(placement []byte) error) error {

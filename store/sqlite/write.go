@@ -12,7 +12,7 @@ import (
 	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
-// WriteChunk stores one computed chunk; see store.Store.
+// WriteChunk stores one computed chunk; see store.Writer.
 //
 // Write transactions are serialised (one connection, the write lock taken
 // at BEGIN), so the chunk row read first cannot change under us: a chunk
