@@ -9,7 +9,7 @@ import (
 )
 
 // FilteredCount is the stored count of the solutions of N that a filter
-// matches (DESIGN: counts under constraints), computed in chunks by the
+// matches, computed in chunks by the
 // precompute: Counts of solver.CountFiltered, once Done.
 type FilteredCount struct {
 	N int
