@@ -9,8 +9,8 @@ import (
 )
 
 // FilteredCount is the stored count of the solutions of N that a filter
-// matches, computed in chunks by the
-// precompute: Counts of solver.CountFiltered, once Done.
+// matches, computed in chunks by the precompute: Counts of
+// solver.CountFiltered, once Done.
 type FilteredCount struct {
 	N int
 	// Filter is the filter's canonical text, solver.Filter.Key.
