@@ -1,7 +1,7 @@
 // Package store keeps what the service computes: one row per board size N
 // (its state, counts and progress), one row per prefix chunk of a board,
 // and the solutions themselves, keyed by their placement so that byte order
-// is lexicographic order (DESIGN.md, decisions 1, 3, 4 and 6).
+// is lexicographic order (docs/ARCHITECTURE.md, "Decisions").
 //
 // This package holds the domain types, the Store interface, the typed
 // errors and Checked, the checks of every argument in front of a backend.

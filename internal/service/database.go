@@ -23,7 +23,7 @@ import (
 )
 
 // Database is the database a process uses: Postgres when URL is set
-// (DATABASE_URL, DESIGN.md's interface contract), else the SQLite file at
+// (DATABASE_URL, docs/ARCHITECTURE.md, "SQLite default, Postgres"), else the SQLite file at
 // Path.
 type Database struct {
 	URL  string // postgres://… or a key=value string
