@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // outside are the ways a file has pointed outside the repository: a design
@@ -101,4 +104,78 @@ func repositoryFiles(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestLinksResolve: every relative link of the markdown files names a file
+// of the repository and, with #anchor, one of its headings.
+func TestLinksResolve(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..")
+	for _, name := range repositoryFiles(t, root) {
+		if !strings.HasSuffix(name, ".md") || strings.Contains(name, "testdata/") || strings.Contains(name, "vendor/") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			path := filepath.Join(root, filepath.Dir(name), file)
+			if file == "" {
+				path = filepath.Join(root, name)
+			}
+			body, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", name, target, err)
+				continue
+			}
+			if anchor != "" && !slices.Contains(headingAnchors(string(body)), anchor) {
+				t.Errorf("%s: link %q: %s has no heading #%s", name, target, file, anchor)
+			}
+		}
+	}
+}
+
+// headingAnchors are the anchors GitHub gives a markdown file's headings:
+// lower case, spaces as hyphens, punctuation dropped.
+func headingAnchors(md string) []string {
+	var anchors []string
+	inFence := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		text := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range text {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		anchors = append(anchors, b.String())
+	}
+	return anchors
+}
+
+// TestHeadingAnchors: anchors are made as GitHub makes them.
+func TestHeadingAnchors(t *testing.T) {
+	t.Parallel()
+	got := headingAnchors("# Docker and Compose\n```\n# not a heading\n```\n## The first start of `serve`, as of 2026-11-30\n")
+	want := []string{"docker-and-compose", "the-first-start-of-serve-as-of-2026-11-30"}
+	if !slices.Equal(got, want) {
+		t.Errorf("headingAnchors = %q, want %q", got, want)
+	}
 }
