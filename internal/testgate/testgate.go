@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -47,14 +48,22 @@ func (s Suite) Missing(tb testing.TB, why string) {
 	}
 	msg := fmt.Sprintf("skipped %s: %s; to run them: %s (%s=1 makes this a failure)", s.Name, why, s.Enable, s.Require)
 	notice := fmt.Sprintf("nqueens tests: %s %s %s", packageDir(), tb.Name(), msg)
-	record(notice)
+	appendToLog(notice)
+	// The terminal hears of each reason once per test binary: a suite of
+	// a hundred tests that all lack one server is one line, and of a
+	// suite whose tests lack different tools, each tool is named.
+	if _, told := toldTTY.LoadOrStore(s.Name+"\x00"+why, struct{}{}); !told {
+		writeTTY(notice + " (the record lists every test skipped: go run ./internal/testgate/cmd/skips)")
+	}
 	tb.Skip(msg)
 }
 
-// record appends notice to the module's skips file and, at a terminal, to
-// the terminal. Each is one write of one line, which O_APPEND keeps whole
-// among the test binaries that go test runs at once.
-func record(notice string) {
+var toldTTY sync.Map // suite name and reason → struct{}: said once per test binary
+
+// appendToLog appends notice to the module's skips file, in one write of
+// one line, which O_APPEND keeps whole among the test binaries that go
+// test runs at once.
+func appendToLog(notice string) {
 	line := Entry{Time: time.Now().UTC(), Run: os.Getppid(), Notice: notice}.String() + "\n"
 	if path, err := Log(); err == nil {
 		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
@@ -62,8 +71,13 @@ func record(notice string) {
 			f.Close()
 		}
 	}
+}
+
+// writeTTY writes line to the terminal the tests run at, if any: the
+// process's own controlling terminal, not another process's descriptor.
+func writeTTY(line string) {
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		tty.WriteString(notice + "\n")
+		tty.WriteString(line + "\n")
 		tty.Close()
 	}
 }
