@@ -1,5 +1,5 @@
 // Package precompute fills the store in the background, board by board,
-// with River jobs in the store's own database. A board job plans a board
+// with River jobs (docs/ARCHITECTURE.md, "Chunks"). A board job plans a board
 // N and queues one chunk job per chunk in the transaction that records the
 // plan; a chunk job computes its chunk and writes it, its chunk row and its
 // own completion in one transaction, so that a crash loses nothing and
@@ -113,8 +113,8 @@ func DefaultConfig() Config {
 	return Config{
 		// One chunk per core: computing is CPU-bound.
 		Workers: runtime.GOMAXPROCS(0),
-		// The 14,772,512 solutions of N=16 are stored; N=17's 95,815,104
-		// would be 6.5 times more.
+		// docs/ARCHITECTURE.md, "Counts only above a size": the 14,772,512 solutions
+		// of N=16 are stored, N=17's 95,815,104 would be 6.5 times more.
 		StoreMaxN: 16,
 		// A chunk that fails five times fails for a reason a retry does
 		// not mend; River's backoff (attempt⁴ s) spreads the five over
@@ -124,7 +124,7 @@ func DefaultConfig() Config {
 		// longer gets more (chunkTimeout).
 		JobTimeout: time.Hour,
 		// A killed worker's jobs run again within about 25 s, well within
-		// a minute, and a live worker would have to
+		// a minute (docs/ARCHITECTURE.md, "Rescue"), and a live worker would have to
 		// miss twenty heartbeats in a row to be taken for gone.
 		RescueAfter: 20 * time.Second,
 		// Chunks of stored boards commit in milliseconds; 10 s lets them

@@ -1,7 +1,7 @@
 // Package store keeps what the service computes: one row per board size N
 // (its state, counts and progress), one row per prefix chunk of a board,
 // and the solutions themselves, keyed by their placement so that byte order
-// is lexicographic order.
+// is lexicographic order (docs/ARCHITECTURE.md, "Decisions").
 //
 // This package holds the domain types, the contract of a backend split by
 // who uses it (Reader for the API and the export, Writer[TTx] for the

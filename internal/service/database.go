@@ -23,7 +23,8 @@ import (
 )
 
 // Database is the database a process uses: Postgres when URL is set
-// (DATABASE_URL), else the SQLite file at Path.
+// (DATABASE_URL, docs/ARCHITECTURE.md, "SQLite default, Postgres"), else the SQLite file at
+// Path.
 type Database struct {
 	URL  string // postgres://… or a key=value string
 	Path string // the SQLite file, created if missing
