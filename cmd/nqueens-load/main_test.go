@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +14,22 @@ import (
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
+
+// TestMain lets the test binary stand in for nqueens-load when --floor
+// starts its floor process (os.Executable is the test binary here).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		err := runFloor(ctx, os.Args[2:], os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // TestLoad runs the load generator briefly against a real server (pages
 // of N=8 from the solver): every request answered, none failed.
@@ -25,6 +44,38 @@ func TestLoad(t *testing.T) {
 	for _, want := range []string{"errors   0 (0.000%)", "status   200: ", "requests/s", "p99"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestLoadWithFloor measures the server and the floor in turn: the floor
+// answers the server's bytes (so every check passes on it too), and the
+// ratio line is printed.
+func TestLoadWithFloor(t *testing.T) {
+	b := apitest.Setup(t)
+	var out bytes.Buffer
+	err := runLoad(t.Context(), []string{"--url", b.URL, "--n", "8", "--first", "5", "--cursors", "30",
+		"--concurrency", "4", "--duration", "300ms", "--warmup", "0s", "--floor", "--rounds", "2"}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	text := out.String()
+	if got := strings.Count(text, "errors   0 (0.000%)"); got != 4 {
+		t.Errorf("%d measures without errors; want 4 (2 rounds of server and floor):\n%s", got, text)
+	}
+	for _, want := range []string{"-- round 2: floor", "ratio    server/floor requests/s ", "(median of rounds: "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestFloorRefusesBadArguments: the floor says what it needs.
+func TestFloorRefusesBadArguments(t *testing.T) {
+	for _, args := range [][]string{{}, {"--body", "x", "extra"}, {"--body", "x", "--header", "no colon"}} {
+		err := runFloor(t.Context(), args, &bytes.Buffer{})
+		if _, ok := err.(usageError); !ok {
+			t.Errorf("floor %q: %v; want a usage error", args, err)
 		}
 	}
 }

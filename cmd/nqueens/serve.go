@@ -43,6 +43,8 @@ type serveOptions struct {
 	database databaseOptions
 	log      logOptions
 	addr     string
+	// debugAddr is where Go's profiles are served ("" for nowhere).
+	debugAddr string
 	// precompute is the range of boards to ask for on start ("" for none).
 	precompute      string
 	shutdownTimeout time.Duration
@@ -69,6 +71,7 @@ func (o *serveOptions) settings() []setting {
 	cfg := &o.server
 	return slices.Concat([]setting{
 		{flag: "addr", into: &o.addr, help: "listen on `HOST:PORT`"},
+		{flag: "debug-addr", into: &o.debugAddr, help: "serve Go's profiles (/debug/pprof/) on `HOST:PORT`, e.g. 127.0.0.1:6060, never the public address; none: not served"},
 		{flag: "admin-token", into: &cfg.Graph.AdminToken, help: "the bearer `TOKEN` mutations and /riverui need (Authorization: Bearer …); none: they are refused. Prefer the variable: a flag shows in the process list"},
 		{flag: "migrate", into: &o.migrate, help: "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is (/readyz then says whether it is current)"},
 		{flag: "precompute", into: &o.precompute, help: "`RANGE` of boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none"},
@@ -206,6 +209,11 @@ func runServe(ctx context.Context, args []string, c console) error {
 		return err
 	}
 	defer ln.Close()
+	if o.debugAddr != "" {
+		if _, err := serveDebug(ctx, o.debugAddr, logger); err != nil {
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+	}
 
 	// The store: Postgres or the SQLite file, migrated unless told not to.
 	// It comes up in the background, workers and all (internal/service):
