@@ -21,6 +21,7 @@ const maxRequestIDLen = 128
 type requestInfo struct {
 	id        string
 	operation atomic.Pointer[string] // websocket operations may run at once
+	query     atomic.Bool            // the operation is a query (answerCache keeps only those)
 }
 
 type requestInfoKey struct{}
@@ -30,6 +31,13 @@ type requestInfoKey struct{}
 func noteOperation(ctx context.Context, name string) {
 	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
 		ri.operation.Store(&name)
+	}
+}
+
+// noteQuery records that the request's operation is a query.
+func noteQuery(ctx context.Context) {
+	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		ri.query.Store(true)
 	}
 }
 

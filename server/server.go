@@ -99,6 +99,10 @@ type Config struct {
 	// CacheMaxAge is the max-age of GET answers that cannot change; 0:
 	// clients ask again each time (with their ETag).
 	CacheMaxAge time.Duration
+	// AnswerCacheBytes is the memory for whole answers that cannot change,
+	// kept as bytes and served again to the same request without running
+	// it (answercache.go); 0 turns it off.
+	AnswerCacheBytes int64
 	// RateLimit is how many /graphql requests a second each client (its
 	// remote IP address) may make, in bursts of up to RateBurst (at least
 	// 1); 0 turns the limit off. Over it a request is answered 429
@@ -231,7 +235,8 @@ func DefaultConfig() Config {
 		APQCacheBytes:   8 << 20,
 		// What cannot change could be kept for ever; a day bounds what an
 		// upgrade leaves in clients' and proxies' caches.
-		CacheMaxAge: 24 * time.Hour,
+		CacheMaxAge:      24 * time.Hour,
+		AnswerCacheBytes: 32 << 20,
 		// RateLimit stays 0 (off): clients behind one address (a NAT)
 		// would share it, so the operator decides. Bursts of 20 let a
 		// page's few requests at once through.
@@ -333,6 +338,7 @@ func (c Config) Check() error {
 		configcheck.AtLeast("QueryCacheBytes", c.QueryCacheBytes, 1<<20),
 		configcheck.AtLeast("APQCacheBytes", c.APQCacheBytes, 1<<20),
 		configcheck.NotNegative("CacheMaxAge", c.CacheMaxAge),
+		configcheck.AtLeast("AnswerCacheBytes", c.AnswerCacheBytes, 0),
 		configcheck.AtLeast("RateBurst", c.RateBurst, 1),
 		configcheck.AtLeast("WSMaxConnections", c.WSMaxConnections, 1),
 		configcheck.AtLeast("WSMaxConnectionsPerClient", c.WSMaxConnectionsPerClient, 1),
@@ -381,7 +387,10 @@ type Server struct {
 	websockets *quota.Pool
 	ws         *wsTransport
 	answers    *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
-	present    graphql.ErrorPresenterFunc
+	// answerCache keeps the bytes of answers that cannot change
+	// (answercache.go); nil when AnswerCacheBytes is 0.
+	answerCache *answerCache
+	present     graphql.ErrorPresenterFunc
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -403,6 +412,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res, present: graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout)}
 	s.closing, s.close = context.WithCancel(context.Background())
 	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
+	s.answerCache = newAnswerCache(cfg.AnswerCacheBytes)
 	s.answers = quota.New(graph.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
 	s.gql = s.newGraphQL()
 	if cfg.RateLimit > 0 {
@@ -613,6 +623,15 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	var body []byte
+	if rb, ok := r.Body.(*requestBody); ok {
+		body = rb.b
+	}
+	key, cacheable := s.answerCache.keyOf(r, body)
+	if cacheable && s.serveCachedAnswer(w, r, key) {
+		return
+	}
+
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	ctx, hint := graph.WithCacheHint(ctx)
@@ -620,15 +639,29 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 
 	if r.Method == http.MethodPost {
 		// A POST's answer gets no ETag: it goes to the client as gqlgen
-		// writes it, without a copy (of megabytes, for the largest).
-		s.gql.ServeHTTP(w, r)
+		// writes it, without a copy (of megabytes, for the largest)
+		// beyond what the answer cache may keep.
+		if !cacheable {
+			s.gql.ServeHTTP(w, r)
+			return
+		}
+		tee := &teeWriter{ResponseWriter: w, buf: getBuffer()}
+		defer putBuffer(tee.buf)
+		s.gql.ServeHTTP(tee, r)
+		if !tee.over {
+			s.keepAnswer(r, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
+		}
 		return
 	}
 	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
 	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
-	if r.Method == http.MethodGet && rec.status == http.StatusOK {
-		if s.cacheHeaders(w, r, rec.body.Bytes(), hint) {
+	if rec.status == http.StatusOK {
+		notModified := s.cacheHeaders(w, r, rec.body.Bytes(), hint)
+		if cacheable {
+			s.keepAnswer(r, key, rec.status, w.Header(), rec.body.Bytes(), hint)
+		}
+		if notModified {
 			return
 		}
 	}
@@ -654,7 +687,7 @@ func (s *Server) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byt
 	if hint.Volatile() {
 		h.Set("Cache-Control", "no-cache")
 	} else {
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.CacheMaxAge.Seconds())))
+		h.Set("Cache-Control", s.immutableCacheControl())
 	}
 	if etagMatch(r.Header.Get("If-None-Match"), etag) {
 		h.Del("Content-Type")
@@ -662,6 +695,12 @@ func (s *Server) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byt
 		return true
 	}
 	return false
+}
+
+// immutableCacheControl is the Cache-Control of a GET answer that cannot
+// change.
+func (s *Server) immutableCacheControl() string {
+	return "public, max-age=" + strconv.Itoa(int(s.cfg.CacheMaxAge.Seconds()))
 }
 
 // etagMatch implements If-None-Match's weak comparison.

@@ -193,19 +193,25 @@ func runFloor(ctx context.Context, args []string, stdout io.Writer) error {
 type comparison struct{ server, floor []*result }
 
 func (c comparison) print(w io.Writer) {
-	var rates []float64
-	var p99s []float64
+	var rates, p99s []float64
 	var parts []string
 	for i := range c.server {
 		s, f := c.server[i], c.floor[i]
 		rate := s.rate() / f.rate()
-		p99 := float64(s.quantile(0.99)) / float64(max(f.quantile(0.99), 1))
 		rates = append(rates, rate)
-		p99s = append(p99s, p99)
+		p99s = append(p99s, float64(s.quantile(0.99))/float64(max(f.quantile(0.99), 1)))
 		parts = append(parts, fmt.Sprintf("%.2f", rate))
 	}
-	slices.Sort(rates)
-	slices.Sort(p99s)
-	fmt.Fprintf(w, "ratio    server/floor requests/s %.2f (median of rounds: %s); p99 server/floor %.1f×\n",
-		rates[len(rates)/2], strings.Join(parts, ", "), p99s[len(p99s)/2])
+	fmt.Fprintf(w, "ratio    server/floor requests/s: median %.2f (rounds %s); p99 server/floor: median %.1f×\n",
+		median(rates), strings.Join(parts, ", "), median(p99s))
+}
+
+// median is the middle of xs (the mean of the two middle ones for an
+// even count).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

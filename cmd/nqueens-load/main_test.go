@@ -63,7 +63,7 @@ func TestLoadWithFloor(t *testing.T) {
 	if got := strings.Count(text, "errors   0 (0.000%)"); got != 4 {
 		t.Errorf("%d measures without errors; want 4 (2 rounds of server and floor):\n%s", got, text)
 	}
-	for _, want := range []string{"-- round 2: floor", "ratio    server/floor requests/s ", "(median of rounds: "} {
+	for _, want := range []string{"-- round 2: floor", "ratio    server/floor requests/s: median ", "(rounds "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -99,5 +99,17 @@ func TestFill(t *testing.T) {
 	}
 	if err := runFill(context.Background(), []string{"17"}, &bytes.Buffer{}); err == nil {
 		t.Error("fill 17 (beyond what is stored) succeeded")
+	}
+}
+
+// TestMedian: the middle value, or the mean of the two middle ones.
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(c.xs); got != c.want {
+			t.Errorf("median(%v) = %v; want %v", c.xs, got, c.want)
+		}
 	}
 }

@@ -106,6 +106,7 @@ func (o *serveOptions) settings() []setting {
 		{flag: "cors-origins", into: &cfg.CORSOrigins, help: "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or *; none: same origin only"},
 		{flag: "count-max-n", into: &cfg.Graph.CountMaxN, help: "largest N counted on the spot when the store has no counts; 0: none"},
 		{flag: "page-cache-bytes", into: &cfg.Graph.PageCacheBytes, help: "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off"},
+		{flag: "answer-cache-bytes", into: &cfg.AnswerCacheBytes, help: "memory for whole answers that cannot change (pages of finished boards, their counts), kept as bytes and served again to the same request without running it; 0 turns it off"},
 		{flag: "rate-limit", into: &cfg.RateLimit, help: "requests a second each client (remote IP address) may make to /graphql and /export; 0: no limit"},
 		{flag: "rate-burst", into: &cfg.RateBurst, help: "requests a client may make at once, above --rate-limit"},
 		{flag: "client-ipv6-prefix", into: &cfg.ClientIPv6Prefix, help: "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client"},
@@ -303,6 +304,12 @@ func watchShedding(m *metrics.Metrics, srv *server.Server) {
 			st := srv.Connections()
 			return map[string]int64{"idle_share": st.IdleClosed, "evicted_client": st.EvictedForClient,
 				"evicted_total": st.EvictedForTotal, "evicted_silent": st.EvictedSilent, "unanswered": st.Unanswered}
+		})
+	m.WatchCounts("nqueens_answer_cache_requests_total",
+		"Requests the answer cache could answer (queries without a token), by result: hit (answered with the kept bytes) or miss (run, and kept when the answer cannot change).",
+		"result", prometheus.CounterValue, func() map[string]int64 {
+			hits, misses := srv.AnswerCacheStats()
+			return map[string]int64{"hit": hits, "miss": misses}
 		})
 	m.WatchCounts("nqueens_connections", "Connections open now, by state (open: all of them, websockets included; idle: waiting for their next request).",
 		"state", prometheus.GaugeValue, func() map[string]int64 {
