@@ -2,13 +2,16 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/bytecache"
+	"github.com/nqueens/nqueens/internal/quota"
 )
 
 // The answer cache keeps the bytes of answers that cannot change — a page
@@ -20,7 +23,7 @@ import (
 // check the first time, which is what makes the same bytes safe to serve.
 //
 // What may be kept: a query (never a mutation) answered 200 without
-// errors, that no resolver marked volatile (graph.CacheHint: a board still
+// errors (as the operation watcher saw it: the bytes may be compressed), that no resolver marked volatile (graph.CacheHint: a board still
 // computing, counts not known yet), asked without an Authorization header
 // (an answer may depend on the token), at most maxCachedAnswer bytes.
 
@@ -34,11 +37,17 @@ type answerKey [sha256.Size]byte
 
 // cachedAnswer is what the client got the first time.
 type cachedAnswer struct {
-	contentType string
-	body        []byte
-	etag        string // GET answers only
-	operation   string // for the request log and the metrics
+	header    http.Header // those of keptHeaders the answer had
+	body      []byte      // as sent: compressed when it was
+	operation string      // for the request log and the metrics
+	// priced is what the request's pricing held of the memory budget:
+	// a request answered from the cache holds as much (see
+	// serveCachedAnswer).
+	priced int64
 }
+
+// keptHeaders are the headers of an answer that the cache repeats.
+var keptHeaders = []string{"Content-Type", "Content-Encoding", "Vary", "ETag", "Cache-Control"}
 
 // answerCache is a byte-bounded LRU of answers; nil when turned off.
 type answerCache struct {
@@ -51,7 +60,7 @@ func newAnswerCache(budget int64) *answerCache {
 		return nil
 	}
 	return &answerCache{c: bytecache.New(budget, func(_ answerKey, a *cachedAnswer) int64 {
-		return int64(len(a.body)+len(a.contentType)+len(a.etag)+len(a.operation)) + 160
+		return int64(len(a.body)+len(a.operation)) + 400
 	})}
 }
 
@@ -66,6 +75,8 @@ func (c *answerCache) keyOf(r *http.Request, body []byte) (answerKey, bool) {
 	h.Write([]byte{0})
 	h.Write([]byte(r.Header.Get("Accept")))
 	h.Write([]byte{0})
+	h.Write([]byte(r.Header.Get("Accept-Encoding"))) // the answer is kept as sent
+	h.Write([]byte{0})
 	if r.Method == http.MethodGet {
 		h.Write([]byte(r.URL.RawQuery))
 	} else {
@@ -76,28 +87,40 @@ func (c *answerCache) keyOf(r *http.Request, body []byte) (answerKey, bool) {
 	return k, true
 }
 
-// serveCachedAnswer answers r from the cache when it holds r's answer (true).
-func (s *Server) serveCachedAnswer(w http.ResponseWriter, r *http.Request, key answerKey) bool {
+// serveCachedAnswer answers r from the cache when it holds r's answer
+// (true). It holds what the answer's pricing held the first time (or its
+// bytes, if more) against the memory budget, so that the budget's limits
+// are the same with the cache as without: a client at its share, or a
+// server at its total, is refused as it would have been.
+func (s *Server) serveCachedAnswer(w http.ResponseWriter, r *http.Request, key answerKey, hold *quota.Hold) bool {
 	a, ok := s.answerCache.c.Get(key)
 	if !ok {
 		s.answerCache.misses.Add(1)
 		return false
 	}
 	s.answerCache.hits.Add(1)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.AdmissionWait)
+	err := hold.Grow(ctx, max(a.priced, int64(len(a.body))))
+	cancel()
+	if err != nil {
+		s.refuse(w, r, err)
+		return true
+	}
 	start := time.Now()
 	noteOperation(r.Context(), a.operation)
 	h := w.Header()
-	if a.etag != "" {
-		h.Add("Vary", "Accept")
-		h.Set("ETag", a.etag)
-		h.Set("Cache-Control", s.immutableCacheControl())
-		if etagMatch(r.Header.Get("If-None-Match"), a.etag) {
+	for name, v := range a.header {
+		h[name] = v
+	}
+	if etag := a.header.Get("ETag"); etag != "" {
+		if _, ok := etagMatch(r.Header.Get("If-None-Match"), etag); ok {
+			h.Del("Content-Type")
+			h.Del("Content-Encoding")
 			w.WriteHeader(http.StatusNotModified)
 			s.observeCached(a, start)
 			return true
 		}
 	}
-	h.Set("Content-Type", a.contentType)
 	_, _ = w.Write(a.body)
 	s.observeCached(a, start)
 	return true
@@ -123,13 +146,20 @@ func (s *Server) observeCached(a *cachedAnswer, start time.Time) {
 // keepAnswer keeps an answer gqlgen gave, when it may be kept.
 func (s *Server) keepAnswer(r *http.Request, key answerKey, status int, header http.Header, body []byte, hint *graph.CacheHint) {
 	ri, _ := r.Context().Value(requestInfoKey{}).(*requestInfo)
-	if status != http.StatusOK || hint.Volatile() || len(body) > maxCachedAnswer || ri == nil || !ri.query.Load() ||
-		bytes.Contains(body, []byte(`"errors":`)) {
+	if status != http.StatusOK || hint.Volatile() || len(body) > maxCachedAnswer || ri == nil || !ri.cleanQuery.Load() {
 		return
 	}
-	a := &cachedAnswer{contentType: header.Get("Content-Type"), body: bytes.Clone(body), etag: header.Get("ETag")}
+	a := &cachedAnswer{header: http.Header{}, body: bytes.Clone(body)}
+	for _, name := range keptHeaders {
+		if v := header.Values(name); len(v) > 0 {
+			a.header[http.CanonicalHeaderKey(name)] = slices.Clone(v)
+		}
+	}
 	if op := ri.operation.Load(); op != nil {
 		a.operation = *op
+	}
+	if adm, ok := r.Context().Value(turnKey{}).(*admission); ok {
+		a.priced = adm.grown.Load()
 	}
 	s.answerCache.c.Add(key, a)
 }
@@ -163,6 +193,9 @@ func (t *teeWriter) Write(b []byte) (int, error) {
 	}
 	return t.ResponseWriter.Write(b)
 }
+
+// Flush implements http.Flusher for writers that assert it (gzhttp).
+func (t *teeWriter) Flush() { _ = http.NewResponseController(t.ResponseWriter).Flush() }
 
 // Unwrap is for http.ResponseController.
 func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

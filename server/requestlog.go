@@ -19,9 +19,9 @@ const maxRequestIDLen = 128
 // requestInfo is what the request log learns about a request while it is
 // served: its id, and the GraphQL operation once gqlgen has parsed it.
 type requestInfo struct {
-	id        string
-	operation atomic.Pointer[string] // websocket operations may run at once
-	query     atomic.Bool            // the operation is a query (answerCache keeps only those)
+	id         string
+	operation  atomic.Pointer[string] // websocket operations may run at once
+	cleanQuery atomic.Bool            // a query answered without errors: answerCache may keep it
 }
 
 type requestInfoKey struct{}
@@ -34,10 +34,11 @@ func noteOperation(ctx context.Context, name string) {
 	}
 }
 
-// noteQuery records that the request's operation is a query.
-func noteQuery(ctx context.Context) {
+// noteCleanQuery records that the request was a query answered without
+// errors.
+func noteCleanQuery(ctx context.Context) {
 	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
-		ri.query.Store(true)
+		ri.cleanQuery.Store(true)
 	}
 }
 

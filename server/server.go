@@ -103,6 +103,12 @@ type Config struct {
 	// kept as bytes and served again to the same request without running
 	// it (answercache.go); 0 turns it off.
 	AnswerCacheBytes int64
+	// Compressors bounds the answers and exports compressed at once (gzip
+	// or zstd, about 1 MiB each; compress.go), CompressorsPerClient those
+	// of one client; past either an answer goes uncompressed. 0: no
+	// compression. CompressMinBytes: smaller answers go as they are.
+	Compressors, CompressorsPerClient int
+	CompressMinBytes                  int64
 	// RateLimit is how many /graphql requests a second each client (its
 	// remote IP address) may make, in bursts of up to RateBurst (at least
 	// 1); 0 turns the limit off. Over it a request is answered 429
@@ -237,6 +243,9 @@ func DefaultConfig() Config {
 		// upgrade leaves in clients' and proxies' caches.
 		CacheMaxAge:      24 * time.Hour,
 		AnswerCacheBytes: 32 << 20,
+		// 32 MiB of compressors in all; one client compresses four
+		// answers at once.
+		Compressors: 32, CompressorsPerClient: 4, CompressMinBytes: 1024,
 		// RateLimit stays 0 (off): clients behind one address (a NAT)
 		// would share it, so the operator decides. Bursts of 20 let a
 		// page's few requests at once through.
@@ -339,6 +348,9 @@ func (c Config) Check() error {
 		configcheck.AtLeast("APQCacheBytes", c.APQCacheBytes, 1<<20),
 		configcheck.NotNegative("CacheMaxAge", c.CacheMaxAge),
 		configcheck.AtLeast("AnswerCacheBytes", c.AnswerCacheBytes, 0),
+		configcheck.AtLeast("Compressors", c.Compressors, 0),
+		configcheck.AtLeast("CompressorsPerClient", c.CompressorsPerClient, 1),
+		configcheck.AtLeast("CompressMinBytes", c.CompressMinBytes, 0),
 		configcheck.AtLeast("RateBurst", c.RateBurst, 1),
 		configcheck.AtLeast("WSMaxConnections", c.WSMaxConnections, 1),
 		configcheck.AtLeast("WSMaxConnectionsPerClient", c.WSMaxConnectionsPerClient, 1),
@@ -390,7 +402,9 @@ type Server struct {
 	// answerCache keeps the bytes of answers that cannot change
 	// (answercache.go); nil when AnswerCacheBytes is 0.
 	answerCache *answerCache
-	present     graphql.ErrorPresenterFunc
+	// compress compresses answers and exports (compress.go); nil when off.
+	compress *compression
+	present  graphql.ErrorPresenterFunc
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -413,6 +427,9 @@ func New(cfg Config) (*Server, error) {
 	s.closing, s.close = context.WithCancel(context.Background())
 	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
 	s.answerCache = newAnswerCache(cfg.AnswerCacheBytes)
+	if s.compress, err = newCompression(cfg); err != nil {
+		return nil, err
+	}
 	s.answers = quota.New(graph.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
 	s.gql = s.newGraphQL()
 	if cfg.RateLimit > 0 {
@@ -468,7 +485,11 @@ func (s *Server) Close() {
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	return []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.resolver.SolverQueue()}
+	pools := []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.resolver.SolverQueue()}
+	if s.compress != nil {
+		pools = append(pools, s.compress.slots)
+	}
+	return pools
 }
 
 // Resolver returns the root resolver, with its options in effect.
@@ -628,7 +649,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		body = rb.b
 	}
 	key, cacheable := s.answerCache.keyOf(r, body)
-	if cacheable && s.serveCachedAnswer(w, r, key) {
+	if cacheable && s.serveCachedAnswer(w, r, key, hold) {
 		return
 	}
 
@@ -636,34 +657,37 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	ctx, hint := graph.WithCacheHint(ctx)
 	r = r.WithContext(ctx)
+	h, compressed := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.runGraphQL(w, r, hint)
+	}))
+	defer compressed()
+	if !cacheable {
+		h.ServeHTTP(w, r)
+		return
+	}
+	// What goes to the client, compressed or not, is what the answer
+	// cache keeps.
+	tee := &teeWriter{ResponseWriter: w, buf: getBuffer()}
+	defer putBuffer(tee.buf)
+	h.ServeHTTP(tee, r)
+	if !tee.over {
+		s.keepAnswer(r, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
+	}
+}
 
+// runGraphQL runs a request through gqlgen. A POST's answer goes to the
+// client as gqlgen writes it, without a copy (of megabytes, for the
+// largest); a GET's is held to give it an ETag and a Cache-Control.
+func (s *Server) runGraphQL(w http.ResponseWriter, r *http.Request, hint *graph.CacheHint) {
 	if r.Method == http.MethodPost {
-		// A POST's answer gets no ETag: it goes to the client as gqlgen
-		// writes it, without a copy (of megabytes, for the largest)
-		// beyond what the answer cache may keep.
-		if !cacheable {
-			s.gql.ServeHTTP(w, r)
-			return
-		}
-		tee := &teeWriter{ResponseWriter: w, buf: getBuffer()}
-		defer putBuffer(tee.buf)
-		s.gql.ServeHTTP(tee, r)
-		if !tee.over {
-			s.keepAnswer(r, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
-		}
+		s.gql.ServeHTTP(w, r)
 		return
 	}
 	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
 	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
-	if rec.status == http.StatusOK {
-		notModified := s.cacheHeaders(w, r, rec.body.Bytes(), hint)
-		if cacheable {
-			s.keepAnswer(r, key, rec.status, w.Header(), rec.body.Bytes(), hint)
-		}
-		if notModified {
-			return
-		}
+	if rec.status == http.StatusOK && s.cacheHeaders(w, r, rec.body.Bytes(), hint) {
+		return
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
@@ -689,7 +713,10 @@ func (s *Server) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byt
 	} else {
 		h.Set("Cache-Control", s.immutableCacheControl())
 	}
-	if etagMatch(r.Header.Get("If-None-Match"), etag) {
+	if held, ok := etagMatch(r.Header.Get("If-None-Match"), etag); ok {
+		// The client's copy may be compressed: the 304 names the tag it
+		// holds.
+		h.Set("ETag", held)
 		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return true
@@ -703,18 +730,25 @@ func (s *Server) immutableCacheControl() string {
 	return "public, max-age=" + strconv.Itoa(int(s.cfg.CacheMaxAge.Seconds()))
 }
 
-// etagMatch implements If-None-Match's weak comparison.
-func etagMatch(header, etag string) bool {
+// etagMatch implements If-None-Match's weak comparison, and returns the
+// tag that matched: etag, or etag as a compressed answer carried it
+// (compress.go).
+func etagMatch(header, etag string) (string, bool) {
 	if header == "" {
-		return false
+		return "", false
 	}
 	for part := range strings.SplitSeq(header, ",") {
 		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
 		if part == "*" || part == etag {
-			return true
+			return etag, true
+		}
+		for _, suffix := range etagSuffixes {
+			if part == strings.TrimSuffix(etag, `"`)+suffix+`"` {
+				return part, true
+			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // fail answers a request refused before GraphQL saw it, with a GraphQL
