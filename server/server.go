@@ -243,9 +243,9 @@ func DefaultConfig() Config {
 		// upgrade leaves in clients' and proxies' caches.
 		CacheMaxAge:      24 * time.Hour,
 		AnswerCacheBytes: 32 << 20,
-		// 32 MiB of compressors in all; one client compresses four
-		// answers at once.
-		Compressors: 32, CompressorsPerClient: 4, CompressMinBytes: 1024,
+		// A thirty-second of the default budget in compressors; one
+		// client compresses four answers at once.
+		Compressors: DefaultCompressors(DefaultMemoryBudget), CompressorsPerClient: 4, CompressMinBytes: 1024,
 		// RateLimit stays 0 (off): clients behind one address (a NAT)
 		// would share it, so the operator decides. Bursts of 20 let a
 		// page's few requests at once through.
@@ -315,6 +315,10 @@ const DefaultMemoryBudget = 512 << 20
 // caches (about 110 MiB by default), the connections and websockets
 // (their buffers), the workers, and room for the collector.
 func DefaultInflightBytes(budget int64) int64 { return budget / 4 }
+
+// DefaultCompressors is the Compressors that goes with a memory budget:
+// one per 32 MiB (each holds about 1 MiB, compress.go), at least one.
+func DefaultCompressors(budget int64) int { return max(1, int(budget/(32<<20))) }
 
 // WriteTimeoutFor is the WriteTimeout that goes with a request timeout:
 // 10 s more, so that an answer that used its whole time budget is still
