@@ -26,7 +26,7 @@ import (
 
 // floorHeaders are the answer's headers the floor repeats: those a client
 // or a cache reads.
-var floorHeaders = []string{"Content-Type", "Cache-Control", "ETag", "Vary"}
+var floorHeaders = []string{"Content-Type", "Content-Encoding", "Cache-Control", "ETag", "Vary"}
 
 // sample is one answer of the real server: what the floor repeats.
 type sample struct {
@@ -49,7 +49,7 @@ func takeSample(ctx context.Context, t vegeta.Target) (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("taking the floor's sample: %w", err)
 	}
-	if msg := check(&vegeta.Result{Code: uint16(resp.StatusCode), Body: body}); msg != "" {
+	if msg := check(&vegeta.Result{Code: uint16(resp.StatusCode), Body: body, Headers: resp.Header}); msg != "" {
 		return sample{}, fmt.Errorf("taking the floor's sample: %s", msg)
 	}
 	s := sample{header: http.Header{}, body: body}

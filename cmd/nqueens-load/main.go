@@ -76,6 +76,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/nqueens/nqueens/graph"
@@ -132,8 +134,9 @@ type config struct {
 	duration    time.Duration
 	warmup      time.Duration
 	timeout     time.Duration
-	floor       bool // also measure the floor (floor.go), alternating
-	rounds      int  // rounds of server then floor, with floor
+	encoding    string // Accept-Encoding of the requests, "" for none
+	floor       bool   // also measure the floor (floor.go), alternating
+	rounds      int    // rounds of server then floor, with floor
 }
 
 func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
@@ -147,6 +150,7 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&c.duration, "duration", 30*time.Second, "how long to measure")
 	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "how long to send before measuring (not reported)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit of one request")
+	fs.StringVar(&c.encoding, "encoding", "", "ask for answers compressed: gzip or zstd (sent as Accept-Encoding; answers are checked once decoded)")
 	fs.BoolVar(&c.floor, "floor", false, "also measure a bare net/http server answering the same bytes, alternating with the server, and print the ratio")
 	fs.IntVar(&c.rounds, "rounds", 3, "with --floor: rounds of the server then the floor, each --duration long")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -159,6 +163,8 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError("unexpected arguments: " + strings.Join(fs.Args(), " "))
 	case c.n < 4 || c.n > solver.MaxSearchN:
 		return usageError(fmt.Sprintf("--n must be from 4 to %d", solver.MaxSearchN))
+	case c.encoding != "" && c.encoding != "gzip" && c.encoding != "zstd":
+		return usageError("--encoding must be gzip or zstd")
 	case c.first < 1 || c.cursors < 1 || c.concurrency < 1 || c.duration <= 0 || c.warmup < 0 || c.rounds < 1:
 		return usageError("--first, --cursors, --concurrency, --duration and --rounds must be positive")
 	}
@@ -289,6 +295,9 @@ const pageQuery = `query Page($n: Int!, $first: Int!, $after: String) {
 
 func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
 	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/graphql-response+json"}}
+	if c.encoding != "" {
+		header.Set("Accept-Encoding", c.encoding)
+	}
 	out := make([]vegeta.Target, len(cursors))
 	for i, cur := range cursors {
 		body, err := json.Marshal(map[string]any{
@@ -355,17 +364,45 @@ func attack(ctx context.Context, c config, targets []vegeta.Target, d time.Durat
 
 // check says what is wrong with an answer, "" when nothing.
 func check(res *vegeta.Result) string {
+	body, err := decoded(res)
 	switch {
+	case err != nil:
+		return err.Error()
 	case res.Error != "":
 		return res.Error
 	case res.Code != http.StatusOK:
 		return "HTTP " + strconv.Itoa(int(res.Code))
-	case bytes.Contains(res.Body, []byte(`"errors"`)):
-		return "GraphQL errors: " + string(res.Body[:min(len(res.Body), 300)])
-	case !bytes.Contains(res.Body, []byte(`"edges":[{`)):
-		return "no edges: " + string(res.Body[:min(len(res.Body), 300)])
+	case bytes.Contains(body, []byte(`"errors"`)):
+		return "GraphQL errors: " + string(body[:min(len(body), 300)])
+	case !bytes.Contains(body, []byte(`"edges":[{`)):
+		return "no edges: " + string(body[:min(len(body), 300)])
 	}
 	return ""
+}
+
+// decoded is an answer's body with its Content-Encoding undone.
+func decoded(res *vegeta.Result) ([]byte, error) {
+	var r io.Reader
+	switch enc := res.Headers.Get("Content-Encoding"); enc {
+	case "":
+		return res.Body, nil
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(res.Body))
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		r = zr
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(res.Body), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, fmt.Errorf("Content-Encoding %q", enc)
+	}
+	return io.ReadAll(r)
 }
 
 // rate is the requests per second the attack sustained.

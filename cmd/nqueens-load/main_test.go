@@ -70,6 +70,35 @@ func TestLoadWithFloor(t *testing.T) {
 	}
 }
 
+// TestLoadCompressed: answers asked for compressed are checked once
+// decoded, and come compressed (fewer bytes than plain).
+func TestLoadCompressed(t *testing.T) {
+	b := apitest.Setup(t)
+	perAnswer := map[string]float64{}
+	for _, enc := range []string{"", "gzip", "zstd"} {
+		var out bytes.Buffer
+		args := []string{"--url", b.URL, "--n", "8", "--first", "40", "--cursors", "10",
+			"--concurrency", "2", "--duration", "300ms", "--warmup", "0s"}
+		if enc != "" {
+			args = append(args, "--encoding", enc)
+		}
+		if err := runLoad(t.Context(), args, &out); err != nil || !strings.Contains(out.String(), "errors   0 (0.000%)") {
+			t.Fatalf("--encoding %q: %v\n%s", enc, err, out.String())
+		}
+		var n float64
+		if _, err := fmt.Sscanf(out.String()[strings.Index(out.String(), "bytes in "):], "bytes in %f per answer", &n); err != nil {
+			t.Fatalf("--encoding %q: %v\n%s", enc, err, out.String())
+		}
+		perAnswer[enc] = n
+	}
+	if perAnswer["gzip"] >= perAnswer[""]/2 || perAnswer["zstd"] >= perAnswer[""]/2 {
+		t.Errorf("bytes per answer %v: want the compressed ones under half the plain", perAnswer)
+	}
+	if err := runLoad(t.Context(), []string{"--url", b.URL, "--encoding", "br"}, &bytes.Buffer{}); err == nil {
+		t.Error("--encoding br accepted")
+	}
+}
+
 // TestFloorRefusesBadArguments: the floor says what it needs.
 func TestFloorRefusesBadArguments(t *testing.T) {
 	for _, args := range [][]string{{}, {"--body", "x", "extra"}, {"--body", "x", "--header", "no colon"}} {
