@@ -57,23 +57,24 @@ func newCompression(cfg Config) (*compression, error) {
 }
 
 // handler returns h compressing its answer when r accepts gzip or zstd and
-// client may take a compressor now, and what to call once h has answered.
-func (c *compression) handler(client string, r *http.Request, h http.Handler) (http.Handler, func()) {
+// client may take a compressor now, what to call once h has answered, and
+// whether the answer goes uncompressed only for want of a compressor.
+func (c *compression) handler(client string, r *http.Request, h http.Handler) (_ http.Handler, done func(), short bool) {
 	if c == nil {
-		return h, func() {}
+		return h, func() {}, false
 	}
 	if acceptsCompression(r.Header.Get("Accept-Encoding")) {
 		if slot, err := c.slots.Take(client, 1); err == nil {
-			return c.wrap(h), slot.Release // gzhttp sets Vary
+			return c.wrap(h), slot.Release, false // gzhttp sets Vary
 		}
-		// None free: the answer goes as it is.
+		short = true // none free: the answer goes as it is
 	}
 	// The answer would have been compressed for another Accept-Encoding:
 	// caches must know.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Accept-Encoding")
 		h.ServeHTTP(w, r)
-	}), func() {}
+	}), func() {}, short
 }
 
 // acceptsCompression reports whether an Accept-Encoding names gzip or zstd

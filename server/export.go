@@ -78,7 +78,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	stream, compressed := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	stream, compressed, _ := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.streamExport(ctx, w, r, e, req)
 	}))
 	defer compressed()

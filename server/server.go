@@ -661,11 +661,13 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	ctx, hint := graph.WithCacheHint(ctx)
 	r = r.WithContext(ctx)
-	h, compressed := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h, compressed, short := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.runGraphQL(w, r, hint)
 	}))
 	defer compressed()
-	if !cacheable {
+	// An answer left uncompressed for want of a compressor is not kept
+	// for the clients that will ask as this one did.
+	if !cacheable || short {
 		h.ServeHTTP(w, r)
 		return
 	}
