@@ -16,6 +16,13 @@
 // answer is an error unless it is HTTP 200 with data and no GraphQL errors.
 // It exits 1 when any request failed.
 //
+// With --floor it also starts a floor (floor.go): a bare net/http server,
+// in a process of its own, answering every request with the bytes and
+// headers the server gave for the first page. It measures the server and
+// the floor in turn, --rounds times, and prints the ratio of their
+// requests per second and of their p99 latencies: what the server costs
+// above the transport, in a figure that means the same on any machine.
+//
 // The hidden setup command stores a board, so that the server pages it from
 // the store:
 //
@@ -71,6 +78,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/nqueens/nqueens/graph"
@@ -97,6 +106,8 @@ func main() {
 		err = runSoak(ctx, os.Args[2:], os.Stdout)
 	case "plan":
 		err = runPlan(ctx, os.Args[2:], os.LookupEnv, os.Stdout)
+	case "floor":
+		err = runFloor(ctx, os.Args[2:], os.Stdout)
 	default:
 		err = runLoad(ctx, os.Args[1:], os.Stdout)
 	}
@@ -125,6 +136,9 @@ type config struct {
 	duration    time.Duration
 	warmup      time.Duration
 	timeout     time.Duration
+	encoding    string // Accept-Encoding of the requests, "" for none
+	floor       bool   // also measure the floor (floor.go), alternating
+	rounds      int    // rounds of server then floor, with floor
 }
 
 func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
@@ -138,6 +152,9 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&c.duration, "duration", 30*time.Second, "how long to measure")
 	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "how long to send before measuring (not reported)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit of one request")
+	fs.StringVar(&c.encoding, "encoding", "", "ask for answers compressed: gzip or zstd (sent as Accept-Encoding; answers are checked once decoded)")
+	fs.BoolVar(&c.floor, "floor", false, "also measure a bare net/http server answering the same bytes, alternating with the server, and print the ratio")
+	fs.IntVar(&c.rounds, "rounds", 3, "with --floor: rounds of the server then the floor, each --duration long")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return nil // the flag package printed the flags
 	} else if err != nil {
@@ -148,8 +165,10 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError("unexpected arguments: " + strings.Join(fs.Args(), " "))
 	case c.n < 4 || c.n > solver.MaxSearchN:
 		return usageError(fmt.Sprintf("--n must be from 4 to %d", solver.MaxSearchN))
-	case c.first < 1 || c.cursors < 1 || c.concurrency < 1 || c.duration <= 0 || c.warmup < 0:
-		return usageError("--first, --cursors, --concurrency and --duration must be positive")
+	case c.encoding != "" && c.encoding != "gzip" && c.encoding != "zstd":
+		return usageError("--encoding must be gzip or zstd")
+	case c.first < 1 || c.cursors < 1 || c.concurrency < 1 || c.duration <= 0 || c.warmup < 0 || c.rounds < 1:
+		return usageError("--first, --cursors, --concurrency, --duration and --rounds must be positive")
 	}
 
 	cursors, err := spreadCursors(ctx, c.n, c.cursors)
@@ -163,10 +182,58 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "target   %s\nquery    solutions(n: %d, first: %d, after: <%d cursors over the whole listing>)\nworkers  %d, back to back, for %s after %s of warm-up\nGOMAXPROCS %d\n",
 		c.url, c.n, c.first, len(cursors), c.concurrency, c.duration, c.warmup, runtime.GOMAXPROCS(0))
 
+	if !c.floor {
+		r, err := warmAndMeasure(ctx, c, targets, stdout)
+		if err != nil {
+			return err
+		}
+		if r.errors > 0 {
+			return fmt.Errorf("%d of %d requests failed", r.errors, r.requests)
+		}
+		return nil
+	}
+	s, err := takeSample(ctx, targets[0])
+	if err != nil {
+		return err
+	}
+	floor, err := startFloor(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+	fmt.Fprintf(stdout, "floor    %s answers the %d bytes of the first page, %d rounds\n", floor.url, len(s.body), c.rounds)
+	var cmp comparison
+	failed := uint64(0)
+	for round := 1; round <= c.rounds; round++ {
+		fmt.Fprintf(stdout, "\n-- round %d: server\n", round)
+		r, err := warmAndMeasure(ctx, c, targets, stdout)
+		if err != nil {
+			return err
+		}
+		failed += r.errors
+		fmt.Fprintf(stdout, "\n-- round %d: floor\n", round)
+		f, err := warmAndMeasure(ctx, c, onFloor(targets, floor.url), stdout)
+		if err != nil {
+			return err
+		}
+		failed += f.errors
+		cmp.server, cmp.floor = append(cmp.server, r), append(cmp.floor, f)
+	}
+	fmt.Fprintln(stdout)
+	cmp.print(stdout)
+	if failed > 0 {
+		return fmt.Errorf("%d requests failed", failed)
+	}
+	return nil
+}
+
+// warmAndMeasure sends the targets for c.warmup unmeasured, then for
+// c.duration measured, and prints the measure.
+func warmAndMeasure(ctx context.Context, c config, targets []vegeta.Target, stdout io.Writer) (*result, error) {
 	if c.warmup > 0 {
 		w, err := attack(ctx, c, targets, c.warmup, "warmup")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(stdout, "warm-up  %d requests, %d errors\n", w.requests, w.errors)
 	}
@@ -174,16 +241,13 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	r, err := attack(ctx, c, targets, c.duration, "load")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var after syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
 	r.cpu = cpuTime(after) - cpuTime(before)
 	r.print(stdout)
-	if r.errors > 0 {
-		return fmt.Errorf("%d of %d requests failed", r.errors, r.requests)
-	}
-	return nil
+	return r, nil
 }
 
 // spreadCursors returns up to k cursors of the full listing of N, spread
@@ -233,6 +297,9 @@ const pageQuery = `query Page($n: Int!, $first: Int!, $after: String) {
 
 func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
 	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/graphql-response+json"}}
+	if c.encoding != "" {
+		header.Set("Accept-Encoding", c.encoding)
+	}
 	out := make([]vegeta.Target, len(cursors))
 	for i, cur := range cursors {
 		body, err := json.Marshal(map[string]any{
@@ -299,27 +366,61 @@ func attack(ctx context.Context, c config, targets []vegeta.Target, d time.Durat
 
 // check says what is wrong with an answer, "" when nothing.
 func check(res *vegeta.Result) string {
+	body, err := decoded(res)
 	switch {
+	case err != nil:
+		return err.Error()
 	case res.Error != "":
 		return res.Error
 	case res.Code != http.StatusOK:
 		return "HTTP " + strconv.Itoa(int(res.Code))
-	case bytes.Contains(res.Body, []byte(`"errors"`)):
-		return "GraphQL errors: " + string(res.Body[:min(len(res.Body), 300)])
-	case !bytes.Contains(res.Body, []byte(`"edges":[{`)):
-		return "no edges: " + string(res.Body[:min(len(res.Body), 300)])
+	case bytes.Contains(body, []byte(`"errors"`)):
+		return "GraphQL errors: " + string(body[:min(len(body), 300)])
+	case !bytes.Contains(body, []byte(`"edges":[{`)):
+		return "no edges: " + string(body[:min(len(body), 300)])
 	}
 	return ""
 }
 
-func (r *result) print(w io.Writer) {
-	slices.Sort(r.latencies)
-	q := func(f float64) time.Duration {
-		if len(r.latencies) == 0 {
-			return 0
+// decoded is an answer's body with its Content-Encoding undone.
+func decoded(res *vegeta.Result) ([]byte, error) {
+	var r io.Reader
+	switch enc := res.Headers.Get("Content-Encoding"); enc {
+	case "":
+		return res.Body, nil
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(res.Body))
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		return r.latencies[int(f*float64(len(r.latencies)-1))]
+		r = zr
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(res.Body), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, fmt.Errorf("Content-Encoding %q", enc)
 	}
+	return io.ReadAll(r)
+}
+
+// rate is the requests per second the attack sustained.
+func (r *result) rate() float64 { return float64(r.requests) / r.elapsed.Seconds() }
+
+// quantile is the latency below which a fraction f of the answers came.
+func (r *result) quantile(f float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	slices.Sort(r.latencies)
+	return r.latencies[int(f*float64(len(r.latencies)-1))]
+}
+
+func (r *result) print(w io.Writer) {
+	q := r.quantile
 	ms := func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + " ms"
 	}
@@ -329,7 +430,7 @@ func (r *result) print(w io.Writer) {
 	}
 	sort.Strings(codes)
 	fmt.Fprintf(w, "requests %d in %s\n", r.requests, r.elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "rate     %.0f requests/s\n", float64(r.requests)/r.elapsed.Seconds())
+	fmt.Fprintf(w, "rate     %.0f requests/s\n", r.rate())
 	fmt.Fprintf(w, "latency  p50 %s, p90 %s, p99 %s, max %s\n", ms(q(0.50)), ms(q(0.90)), ms(q(0.99)), ms(q(1)))
 	fmt.Fprintf(w, "errors   %d (%.3f%%)\n", r.errors, 100*float64(r.errors)/float64(max(r.requests, 1)))
 	fmt.Fprintf(w, "status   %s\n", strings.Join(codes, ", "))
