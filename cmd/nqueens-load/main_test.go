@@ -109,8 +109,6 @@ func TestFloorRefusesBadArguments(t *testing.T) {
 	}
 }
 
-// TestFill stores a board through the store, as the workers do, and
-
 // envOf is an environment of vars only.
 func envOf(vars map[string]string) lookupEnv {
 	return func(name string) (string, bool) {
