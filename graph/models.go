@@ -205,7 +205,7 @@ func classesOf(c solver.Counts) *OrbitClasses {
 
 // Solution is the GraphQL Solution: a solution of N ≤ 32 queens. Its
 // forms are computed from the placement; rank and uniqueRank are resolved
-// through the board's SolutionSource (solution.resolvers.go).
+// through the board's Listing (solution.resolvers.go).
 type Solution struct {
 	N int
 	p solver.Placement

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/boardsvg"
 	"github.com/nqueens/nqueens/internal/memlimit"
@@ -399,7 +400,7 @@ func TestAbuseLargeBodies(t *testing.T) {
 	share := server.DefaultConfig().InflightBytesPerClient
 	pad := strings.Repeat("x", 1<<20-100)
 	body, _ := json.Marshal(apitest.Request{Query: "{ count(n: 8) { total } } #" + pad})
-	pool := poolNamed(t, b, graph.PoolMemory)
+	pool := poolNamed(t, b, apierror.PoolMemory)
 	var most atomic.Int64
 	counts := map[int]int{}
 	var mu sync.Mutex

@@ -1,4 +1,4 @@
-package graph
+package server
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // randomDocument writes a document of a few operations and fragments in
@@ -164,7 +165,7 @@ func TestPriceAgreesWithExpansion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, q)
 		}
-		p := price(doc)
+		p := shapeOf(doc)
 		if p.fields > 500 {
 			continue // the slow expansion below would take long
 		}
@@ -200,7 +201,7 @@ func TestPriceOfFragmentDoubling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := price(doc)
+		p := shapeOf(doc)
 		// F_levels has 1 field and F_i twice F_{i+1}'s: F_0 has 2^levels;
 		// the operation adds its two fields, the definitions 2^(levels+1)-1.
 		want := saturated
@@ -236,8 +237,12 @@ func TestPriceOfCycles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := price(doc)
+	p := shapeOf(doc)
 	if p.fields < 3 || p.comparisons(doc) < 3 {
 		t.Errorf("fields %d, comparisons %d", p.fields, p.comparisons(doc))
 	}
+}
+
+func parseQuery(q string) (*ast.QueryDocument, error) {
+	return parser.ParseQuery(&ast.Source{Input: q})
 }
