@@ -68,13 +68,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	e, err := export.Plan(planCtx, s.cfg.ExportStore, req, s.cfg.ExportSolverMaxN)
 	planned()
 	if err != nil {
-		status, code := http.StatusServiceUnavailable, apierror.Unavailable
-		if nqueens.ErrorCode(err) == nqueens.EINVALID {
-			status, code = http.StatusBadRequest, apierror.BadUserInput
-		} else {
-			s.cfg.Logger.Error("export", "n", req.N, "error", err)
-		}
-		s.fail(w, r, status, code, "", nqueens.ErrorMessage(err))
+		s.failWith(w, r, "export", err)
 		return
 	}
 
