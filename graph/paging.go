@@ -96,6 +96,20 @@ func (r *Resolver) connection(ctx context.Context, n int, unique bool, st *store
 			HasPreviousPage: more && backward || !backward && a != nil,
 		},
 	}
+	if !filter.IsZero() {
+		// Under a filter a cursor is an item of the board's listing, not
+		// necessarily of the filtered one: the direction not paged asks
+		// the solver whether a matching item lies at or beyond it.
+		switch {
+		case backward && b != nil:
+			conn.PageInfo.HasNextPage, err = r.matchesBeyond(ctx, n, unique, filter, b, store.Forward)
+		case !backward && a != nil:
+			conn.PageInfo.HasPreviousPage, err = r.matchesBeyond(ctx, n, unique, filter, a, store.Backward)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	if len(page) > 0 {
 		first := page[0]
 		pr := &pageRank{unique: unique, find: func(ctx context.Context) (uint64, error) {
@@ -194,4 +208,30 @@ func (r *Resolver) page(ctx context.Context, src Listing, tag Source, req store.
 		r.pages.Add(key, p)
 	}
 	return p, nil
+}
+
+// matchesBeyond reports whether the listing of N under f (unique: the
+// classes with a member that f matches, by their canonical member) has
+// an item at cursor or beyond it in direction: cursor itself, or the one
+// item a filtered page of one finds next to it (from the page cache).
+func (r *Resolver) matchesBeyond(ctx context.Context, n int, unique bool, f solver.Filter, cursor solver.Placement, direction store.Direction) (bool, error) {
+	if listedUnder(f, cursor, unique) {
+		return true, nil
+	}
+	page, err := r.page(ctx, r.solver, SourceSolver, store.PageRequest{N: n, Unique: unique, Direction: direction, Cursor: cursor, Limit: 1}, f)
+	return len(page) > 0, err
+}
+
+// listedUnder reports whether p is an item of a listing under f: p
+// matches it, or (unique) a member of p's class does.
+func listedUnder(f solver.Filter, p solver.Placement, unique bool) bool {
+	if !unique {
+		return f.Matches(p)
+	}
+	for _, img := range solver.Images(p) {
+		if f.Matches(img.Placement) {
+			return true
+		}
+	}
+	return false
 }
