@@ -14,22 +14,25 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// answerPricer is a handler extension that prices an operation before
-// any resolver runs, in complexity and in memory.
+// answerPricer is a handler extension that prices an operation after
+// validation, before any resolver runs (its answer price): in complexity
+// and in memory. It runs after documentShape, which bounds the
+// document's shape before validation.
 //
 // It refuses an operation whose complexity, with its variables, passes
 // Limit: each field costs 1 plus its children, unless the schema's
-// complexity functions (Resolver's complexity) say otherwise, e.g. a page
-// multiplies its items' cost by first/last.
+// complexity functions (graph's complexitycosts.go) say otherwise, e.g. a
+// page multiplies its items' cost by first/last. A field whose arguments
+// it refuses (ArgumentError) costs 1.
 //
 // It estimates the bytes of the operation's answer (answersize.go) and
 // has the request hold, against its client's share and the server's
-// budget (the request's Admission, WithAdmission), the parsed document
-// and what answering takes (answerPrice.Held): a request that does not fit is
-// refused with the refusal's error (Refused) before it allocates any of
-// it.
+// budget (the request's admission, admission.go), the parsed document
+// and what answering takes (answerPrice.Held): a request that does not
+// fit is refused with the refusal's error (apierror.Refused) before it
+// allocates any of it.
 //
-// It replaces gqlgen's extension.answerPricer, which walks every
+// It replaces gqlgen's extension.ComplexityLimit, which walks every
 // fragment again wherever it is spread: a document whose fragments each
 // spread the next one twice costs it time doubling with every fragment.
 // Here a fragment is priced once per operation (its fields and their

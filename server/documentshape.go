@@ -25,16 +25,19 @@ func init() {
 	errcode.RegisterErrorType(apierror.ReasonComplexity, errcode.KindProtocol)
 }
 
-// documentShape is a handler extension that prices a document before
-// gqlgen parses and validates it, and refuses it when it costs too much.
+// documentShape is a handler extension that measures a document's shape
+// (its tokens, its fields once fragments are spread, its depth, the
+// comparisons validation would make) before gqlgen parses and validates
+// it, and refuses it when it is too large. answerPricer prices the
+// operation after validation.
 //
 // It runs first because validation itself is not linear: gqlparser's
 // rules compare the fields that share a response name pair by pair, every
 // pair of fragments spread in one selection set, and walk every fragment
 // definition through the fragments it spreads; a 100 kB document of
-// fragments or repeated fields keeps a core busy for seconds. The price
-// computed here takes time linear in the document (each fragment is priced
-// once and its price reused wherever it is spread) and bounds all of
+// fragments or repeated fields keeps a core busy for seconds. The shape
+// computed here takes time linear in the document (each fragment is
+// measured once and reused wherever it is spread) and bounds all of
 // that: a document within the limits validates in milliseconds
 // (docs/SECURITY.md). A refused document is never validated, so it never
 // enters the query cache either.
@@ -138,7 +141,7 @@ const saturated = math.MaxInt32
 
 func add(a, b int) int { return min(a+b, saturated) }
 
-// shape is what a document costs, each fragment counted once.
+// shape is a document's shape, each fragment measured once.
 type shape struct {
 	frags map[string]*ast.FragmentDefinition
 	memo  map[string]*setShape // nil value: being priced (a cycle)
@@ -152,10 +155,10 @@ type shape struct {
 	spreadPairs int
 }
 
-// setShape is the price of a selection set once its spreads are expanded.
+// setShape is the shape of a selection set once its spreads are expanded.
 type setShape struct{ fields, depth int }
 
-// price prices doc in time linear in its size.
+// shapeOf measures doc in time linear in its size.
 func shapeOf(doc *ast.QueryDocument) *shape {
 	p := &shape{frags: map[string]*ast.FragmentDefinition{}, memo: map[string]*setShape{}}
 	for _, f := range doc.Fragments {

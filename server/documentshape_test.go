@@ -153,9 +153,9 @@ func spreadSquares(doc *ast.QueryDocument) int {
 	return total
 }
 
-// TestPriceAgreesWithExpansion checks the linear price against the
+// TestShapeAgreesWithExpansion checks the linear shape against the
 // expanded document, on random documents of fragments.
-func TestPriceAgreesWithExpansion(t *testing.T) {
+func TestShapeAgreesWithExpansion(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	checked := 0
@@ -191,10 +191,10 @@ func TestPriceAgreesWithExpansion(t *testing.T) {
 	}
 }
 
-// TestPriceOfFragmentDoubling prices the document of fragments that each
+// TestShapeOfFragmentDoubling measures the document of fragments that each
 // spread the next one twice: its fields double with every level and the
 // count saturates, but each fragment is priced once.
-func TestPriceOfFragmentDoubling(t *testing.T) {
+func TestShapeOfFragmentDoubling(t *testing.T) {
 	t.Parallel()
 	for _, levels := range []int{3, 10, 30, 200} {
 		doc, err := parseQuery(fragmentDoubling(levels))
@@ -229,9 +229,9 @@ func fragmentDoubling(levels int) string {
 	return b.String()
 }
 
-// TestPriceOfCycles: cycles and unknown fragments (which validation
+// TestShapeOfCycles: cycles and unknown fragments (which validation
 // refuses) are priced without looping.
-func TestPriceOfCycles(t *testing.T) {
+func TestShapeOfCycles(t *testing.T) {
 	t.Parallel()
 	doc, err := parseQuery("{ a { ...A } } fragment A on T { b ...B } fragment B on T { c ...A ...Missing }")
 	if err != nil {
