@@ -1,7 +1,7 @@
 // Package export streams every solution of a board, or those that meet a
 // filter, as CSV, NDJSON or placement lines: for notebooks (pandas,
 // DuckDB, R) and scripts. The solutions come from the store when the board
-// is stored (one streaming query, store.Store.Walk), else from the
+// is stored (one streaming query, store.Reader.Walk), else from the
 // solver's ordered enumeration. cmd/nqueens (nqueens export) and server
 // (GET /export/{n}.csv) wire it; neither holds any of its logic.
 //
@@ -61,7 +61,7 @@ type Request struct {
 	N int
 	// Unique exports the canonical solutions only, one per symmetry class:
 	// under a filter, the classes with a matching member (as unique pages
-	// list them, store.PageRequest.Filter).
+	// list them, store.WalkRequest.Filter).
 	Unique bool
 	Filter solver.Filter
 	Format Format
@@ -72,10 +72,7 @@ func (r Request) Check() error {
 	if r.N < 1 || r.N > solver.MaxSearchN {
 		return nqueens.Errorf(nqueens.EINVALID, "N must be between 1 and %d, got %d", solver.MaxSearchN, r.N)
 	}
-	if k := len(r.Filter.Queens) + len(r.Filter.Empty); k > store.MaxFilterSquares {
-		return nqueens.Errorf(nqueens.EINVALID, "a filter names at most %d squares (queens and empty together), got %d", store.MaxFilterSquares, k)
-	}
-	if err := r.Filter.Check(r.N); err != nil {
+	if err := r.Filter.Validate(r.N); err != nil {
 		return nqueens.Errorf(nqueens.EINVALID, "filter: %v", err)
 	}
 	if r.Format < 0 || int(r.Format) >= len(formatNames) {
@@ -84,7 +81,7 @@ func (r Request) Check() error {
 	return nil
 }
 
-// Store is what an export reads from a store: store.Store has both.
+// Store is what an export reads from a store: store.Reader has both.
 type Store interface {
 	Board(ctx context.Context, n int) (store.Board, error)
 	Walk(ctx context.Context, req store.WalkRequest, visit func(placement []byte) error) error

@@ -89,7 +89,13 @@ func (r *queryResolver) Board(ctx context.Context, n int) (*Board, error) {
 
 // Boards is the resolver for the boards field.
 func (r *queryResolver) Boards(ctx context.Context, state *store.BoardState) ([]*Board, error) {
-	known, err := r.boards.Boards(ctx)
+	// The store lists the rows of a state it keeps; UNKNOWN boards are
+	// those without a row, which only the whole list tells.
+	var states []store.BoardState
+	if state != nil && *state != store.Unknown {
+		states = append(states, *state)
+	}
+	known, err := r.boards.Boards(ctx, states...)
 	if err != nil {
 		return nil, dependencyError(ctx, "reading the boards from the store", err)
 	}

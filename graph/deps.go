@@ -10,9 +10,10 @@ import (
 
 // The resolvers reach their dependencies only through the interfaces in
 // this file, defined here, on the consumer's side, in the store's domain
-// types: a store.Store is a BoardReader and a Listing as it is, and
-// so is every other implementation (solverpool.Pool lists every N from
-// the solver). Their errors carry the service's error codes (package nqueens), which errors.go maps to
+// types: a store.Reader is a BoardReader and a Listing as it is, and so
+// is every other implementation (solverpool.Pool lists every N from the
+// solver). Their errors carry the service's error codes (package
+// nqueens), which server's one table (server/errors.go) maps to
 // the API's. The store plugs in through Options.Boards and
 // Options.Stored, the precompute engine through Options.Precompute and
 // Options.Plans. Left nil, the server runs without them: every board is
@@ -23,15 +24,15 @@ type BoardReader interface {
 	// Board returns the row of board N, ENOTFOUND when there is none (the
 	// board is UNKNOWN).
 	Board(ctx context.Context, n int) (store.Board, error)
-	// Boards returns the rows there are, in ascending N.
-	Boards(ctx context.Context) ([]store.Board, error)
+	// Boards returns the rows in one of states (all of them when none is
+	// given), in ascending N.
+	Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error)
 	// SquareCounts returns the statistics of board N, ENOTFOUND while
 	// they are not known.
 	SquareCounts(ctx context.Context, n int) (solver.SquareCounts, error)
-	// FilteredCount returns the stored count of N under a filter (its
-	// canonical text, solver.Filter.Key), ENOTFOUND when it was never
-	// asked for.
-	FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error)
+	// FilteredCount returns the stored count of N under filter f (kept
+	// by f.Key()), ENOTFOUND when it was never asked for.
+	FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
 }
 
 // Listing lists the solutions of a board in lexicographic order,
@@ -87,9 +88,9 @@ var errNoStore = nqueens.Errorf(nqueens.ENOTFOUND, "the server runs without a st
 
 func (noStore) Board(context.Context, int) (store.Board, error) { return store.Board{}, errNoStore }
 
-func (noStore) Boards(context.Context) ([]store.Board, error) { return nil, nil }
+func (noStore) Boards(context.Context, ...store.BoardState) ([]store.Board, error) { return nil, nil }
 
-func (noStore) FilteredCount(context.Context, int, string) (store.FilteredCount, error) {
+func (noStore) FilteredCount(context.Context, int, solver.Filter) (store.FilteredCount, error) {
 	return store.FilteredCount{}, errNoStore
 }
 

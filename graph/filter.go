@@ -15,35 +15,22 @@ import (
 // edge, then served by the solver's constrained search, whether the board
 // is stored or not.
 
-// maxFilterSquares bounds the squares of a filter, both lists together,
-// besides 2N a list: more says nothing a shorter filter could not (a
-// matching solution has N queens), and the store bounds its filters alike.
-const maxFilterSquares = 64
-
-// filterArg checks a where argument for board N: every square on the
-// board, at most 2N squares a list and maxFilterSquares in all. nil is
-// the zero filter.
+// filterArg turns a where argument for board N into a filter, checked as
+// every filter is (solver.Filter.Validate: on the board, at most 2N
+// squares a list and solver.MaxFilterSquares in all). nil is the zero
+// filter.
 func filterArg(n int, where *SolutionFilter) (solver.Filter, error) {
 	var f solver.Filter
 	if where == nil {
 		return f, nil
 	}
-	for _, list := range []struct {
-		name    string
-		squares []*SquareInput
-		to      *[]solver.Square
-	}{{"queens", where.Queens, &f.Queens}, {"empty", where.Empty, &f.Empty}} {
-		if len(list.squares) > 2*n {
-			return solver.Filter{}, badInput("where.%s names %d squares: at most 2N = %d are allowed for N=%d", list.name, len(list.squares), 2*n, n)
-		}
-		for _, s := range list.squares {
-			*list.to = append(*list.to, solver.Square{Row: s.Row, Col: s.Col})
-		}
+	for _, s := range where.Queens {
+		f.Queens = append(f.Queens, solver.Square{Row: s.Row, Col: s.Col})
 	}
-	if k := len(f.Queens) + len(f.Empty); k > maxFilterSquares {
-		return solver.Filter{}, badInput("where names %d squares in queens and empty together: at most %d are allowed", k, maxFilterSquares)
+	for _, s := range where.Empty {
+		f.Empty = append(f.Empty, solver.Square{Row: s.Row, Col: s.Col})
 	}
-	if err := f.Check(n); err != nil {
+	if err := f.Validate(n); err != nil {
 		return solver.Filter{}, badInput("where.%v", err)
 	}
 	return f, nil

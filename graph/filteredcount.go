@@ -33,7 +33,7 @@ func (r *Resolver) storedFilteredCounts(ctx context.Context, n int, f solver.Fil
 	if r.opts.Boards == nil {
 		return solver.Counts{}, false
 	}
-	fc, err := r.opts.Boards.FilteredCount(ctx, n, f.Key())
+	fc, err := r.opts.Boards.FilteredCount(ctx, n, f)
 	if err != nil || fc.State != store.Done {
 		return solver.Counts{}, false
 	}

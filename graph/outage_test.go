@@ -53,7 +53,7 @@ func TestDatabaseUnavailable(t *testing.T) {
 	})
 }
 
-func checkOutage(t *testing.T, st store.Store, down, up func()) {
+func checkOutage(t *testing.T, st store.ReadCloser, down, up func()) {
 	t.Helper()
 	fill(t, st, 8, nil)
 	b := serve(t, st)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/nqueens/nqueens/internal/bytecache"
 	"github.com/nqueens/nqueens/internal/solverpool"
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -61,7 +63,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if opts.Boards != nil {
 		r.watch = boardwatch.New(boardwatch.Config[*Board]{
 			Read:          r.status,
-			ReadAll:       opts.Boards.Boards,
+			ReadAll:       func(ctx context.Context) ([]store.Board, error) { return opts.Boards.Boards(ctx) },
 			Convert:       r.boardModel,
 			PollInterval:  opts.PollInterval,
 			SweepInterval: opts.SweepInterval,

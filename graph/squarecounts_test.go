@@ -9,6 +9,7 @@ import (
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/storetest"
 )
 
 // squareTables tallies the queens of every solution of N, and of the
@@ -53,10 +54,10 @@ func TestSquareCountsThroughServer(t *testing.T) {
 			fill(t, st, n, nil)
 		}
 		// N=10 running: one of its chunks written.
-		if _, _, err := st.PlanBoard(context.Background(), store.BoardPlan{N: 10, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "graph-test"}, nil); err != nil {
+		if _, _, err := storetest.WritesOf(t, st).PlanBoard(context.Background(), store.BoardPlan{N: 10, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "graph-test"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.WriteChunk(context.Background(), store.ChunkWrite{Chunk: solver.Chunk{N: 10, Prefix: solver.Placement{0}}, Solutions: solver.Chunk{N: 10, Prefix: solver.Placement{0}}.Solutions()}, nil); err != nil {
+		if _, err := storetest.WritesOf(t, st).WriteChunk(context.Background(), store.ChunkWrite{Chunk: solver.Chunk{N: 10, Prefix: solver.Placement{0}}, Solutions: solver.Chunk{N: 10, Prefix: solver.Placement{0}}.Solutions()}); err != nil {
 			t.Fatal(err)
 		}
 		b := serve(t, st)

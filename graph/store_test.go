@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres/pgtest"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
+	"github.com/nqueens/nqueens/store/storetest"
 )
 
 // These tests run the real server (httptest, real handler, real HTTP and
@@ -34,7 +36,7 @@ type database struct {
 	backend string
 	// open opens another store over the same database (as another
 	// process would), closed when the test ends.
-	open func(t *testing.T) store.Store
+	open func(t *testing.T) store.ReadCloser
 }
 
 type backend struct {
@@ -45,11 +47,11 @@ type backend struct {
 var backends = []backend{
 	{"postgres", func(t *testing.T) database {
 		u, _ := pgtest.Schema(t)
-		return database{backend: "postgres", open: func(t *testing.T) store.Store { return pgtest.Open(t, u) }}
+		return database{backend: "postgres", open: func(t *testing.T) store.ReadCloser { return pgtest.Open(t, u) }}
 	}},
 	{"sqlite", func(t *testing.T) database {
 		path := filepath.Join(t.TempDir(), "nqueens.db")
-		return database{backend: "sqlite", open: func(t *testing.T) store.Store { return sqlitetest.Open(t, path) }}
+		return database{backend: "sqlite", open: func(t *testing.T) store.ReadCloser { return sqlitetest.Open(t, path) }}
 	}},
 }
 
@@ -65,12 +67,12 @@ func eachBackend(t *testing.T, test func(t *testing.T, db database)) {
 
 // fill computes board N into st as a worker does, calling between (if
 // not nil) after each chunk.
-func fill(t testing.TB, st store.Store, n int, between func(done, total int)) {
+func fill(t testing.TB, st store.ReadCloser, n int, between func(done, total int)) {
 	t.Helper()
 	ctx := context.Background()
 	depth := solver.DefaultChunkDepth(n)
 	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "graph-test"}
-	if _, _, err := st.PlanBoard(ctx, plan, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(ctx, plan); err != nil {
 		t.Fatalf("PlanBoard(%+v): %v", plan, err)
 	}
 	chunks, err := solver.Chunks(n, depth)
@@ -79,12 +81,12 @@ func fill(t testing.TB, st store.Store, n int, between func(done, total int)) {
 	}
 	finished := false
 	for i, c := range chunks {
-		last, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+		last, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()})
 		if err != nil {
 			t.Fatalf("WriteChunk(%v): %v", c, err)
 		}
 		if last {
-			if _, err := st.FinishBoard(ctx, n); err != nil {
+			if _, err := storetest.WritesOf(t, st).FinishBoard(ctx, n); err != nil {
 				t.Fatalf("FinishBoard(%d): %v", n, err)
 			}
 			finished = true
@@ -99,7 +101,7 @@ func fill(t testing.TB, st store.Store, n int, between func(done, total int)) {
 }
 
 // serve starts the real server over st, as nqueens serve does.
-func serve(t *testing.T, st store.Store, opts ...func(*server.Config)) *apitest.Bundle {
+func serve(t *testing.T, st store.ReadCloser, opts ...func(*server.Config)) *apitest.Bundle {
 	t.Helper()
 	withStore := func(c *server.Config) { c.Graph.Boards, c.Graph.Stored = st, st }
 	return apitest.Setup(t, append([]func(*server.Config){withStore}, opts...)...)
@@ -253,17 +255,17 @@ func TestCountsAndStatesFromStore(t *testing.T) {
 		fill(t, st, 6, nil)
 		// N=9 counts only: chunks written with their counts, no solutions.
 		plan := store.BoardPlan{N: 9, ChunkDepth: 2, SolverVersion: "graph-test"}
-		if _, _, err := st.PlanBoard(ctx, plan, nil); err != nil {
+		if _, _, err := storetest.WritesOf(t, st).PlanBoard(ctx, plan); err != nil {
 			t.Fatal(err)
 		}
 		chunks, _ := solver.Chunks(9, 2)
 		for _, c := range chunks {
-			last, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Counts: c.Count()}, nil)
+			last, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Counts: c.Count()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if last {
-				if _, err := st.FinishBoard(ctx, 9); err != nil {
+				if _, err := storetest.WritesOf(t, st).FinishBoard(ctx, 9); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -443,3 +445,69 @@ type panicTB struct{ testing.TB }
 func (p *panicTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
 func (p *panicTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 func (p *panicTB) Helper()                           {}
+
+// TestBoardsByState asks the server for boards(state: …) over a store
+// with a board in each state the store keeps: each state lists exactly
+// its boards in ascending N (the store filters them in SQL), UNKNOWN the
+// boards without a row, and no state all 32.
+func TestBoardsByState(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, db database) {
+		st := db.open(t)
+		ctx := t.Context()
+		w := storetest.WritesOf(t, st)
+		fill(t, st, 5, nil)
+		if _, _, err := w.RequestBoard(ctx, store.BoardRequest{N: 7}); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{8, 6} {
+			if _, _, err := w.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "graph-test"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.FailBoard(ctx, 6, "worker lost"); err != nil {
+			t.Fatal(err)
+		}
+		b := serve(t, st)
+		var unknown []int
+		for n := 1; n <= solver.MaxSearchN; n++ {
+			if n < 5 || n > 8 {
+				unknown = append(unknown, n)
+			}
+		}
+		for _, c := range []struct {
+			args string
+			want []int
+		}{
+			{`(state: DONE)`, []int{5}},
+			{`(state: PENDING)`, []int{7}},
+			{`(state: RUNNING)`, []int{8}},
+			{`(state: FAILED)`, []int{6}},
+			{`(state: UNKNOWN)`, unknown},
+			{``, rangeN(1, solver.MaxSearchN)},
+		} {
+			var got struct {
+				Boards []struct {
+					N     int
+					State string
+				}
+			}
+			b.Query(t, `{ boards`+c.args+` { n state } }`, nil, &got)
+			var ns []int
+			for _, bd := range got.Boards {
+				ns = append(ns, bd.N)
+			}
+			if !slices.Equal(ns, c.want) {
+				t.Errorf("boards%s = N %v, want %v", c.args, ns, c.want)
+			}
+		}
+	})
+}
+
+func rangeN(lo, hi int) []int {
+	var out []int
+	for n := lo; n <= hi; n++ {
+		out = append(out, n)
+	}
+	return out
+}

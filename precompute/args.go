@@ -94,13 +94,13 @@ var uniqueWhileLive = river.UniqueOpts{
 const KindFilteredChunk = "filtered_count_chunk"
 
 // FilteredChunkArgs is chunk Index of the count of board N under Filter
-// (its canonical text, solver.Filter.Key): Index into
+// (in JSON its canonical text, solver.Filter.Key): Index into
 // solver.PlanFilteredCount's chunks, which are the same in every process.
 // It is unique by all three while it waits or runs.
 type FilteredChunkArgs struct {
-	N      int    `json:"n" river:"unique"`
-	Filter string `json:"filter" river:"unique"`
-	Index  int    `json:"index" river:"unique"`
+	N      int           `json:"n" river:"unique"`
+	Filter solver.Filter `json:"filter" river:"unique"`
+	Index  int           `json:"index" river:"unique"`
 }
 
 // Kind implements river.JobArgs.
@@ -113,5 +113,5 @@ func (FilteredChunkArgs) InsertOpts() river.InsertOpts {
 }
 
 func (a FilteredChunkArgs) String() string {
-	return fmt.Sprintf("chunk %d of the count of N=%d under %q", a.Index, a.N, a.Filter)
+	return fmt.Sprintf("chunk %d of the count of N=%d under %q", a.Index, a.N, a.Filter.Key())
 }

@@ -26,9 +26,7 @@ func (w *boardWorker[TTx]) Work(ctx context.Context, job *river.Job[BoardArgs]) 
 		// are kept.
 		p = store.PlanOf(b, SolverVersion)
 	}
-	b, claimed, err := e.store.PlanBoard(ctx, p, func(ctx context.Context, tx any, b store.Board, todo []store.ChunkRecord) error {
-		return e.queueChunks(ctx, tx.(TTx), todo)
-	})
+	b, claimed, err := e.PlanBoard(ctx, p)
 	if err != nil {
 		if permanent(err) {
 			return river.JobCancel(err)
@@ -44,6 +42,17 @@ func (w *boardWorker[TTx]) Work(ctx context.Context, job *river.Job[BoardArgs]) 
 		return e.finish(ctx, n)
 	}
 	return nil
+}
+
+// PlanBoard plans a board as its board job does: it claims the board
+// under p (store.Writer.PlanBoard) and queues a chunk job for each of its
+// chunks not done yet in the same transaction, for the workers of any
+// process over the database to work. claimed is false for a board that
+// runs or is done already (nothing is queued).
+func (e *Engine[TTx]) PlanBoard(ctx context.Context, p store.BoardPlan) (b store.Board, claimed bool, err error) {
+	return e.store.PlanBoard(ctx, p, func(ctx context.Context, tx TTx, _ store.Board, todo []store.ChunkRecord) error {
+		return e.queueChunks(ctx, tx, todo)
+	})
 }
 
 // queueChunks inserts one chunk job per chunk in tx, in chunk order: River

@@ -65,8 +65,8 @@ func (w *chunkWorker[TTx, TDriver]) work(ctx context.Context, job *river.Job[Chu
 	if err != nil {
 		return err
 	}
-	last, err := e.store.WriteChunk(ctx, write, func(ctx context.Context, tx any) error {
-		_, err := river.JobCompleteTx[TDriver](ctx, tx.(TTx), job)
+	last, err := e.store.WriteChunk(ctx, write, func(ctx context.Context, tx TTx) error {
+		_, err := river.JobCompleteTx[TDriver](ctx, tx, job)
 		return err
 	})
 	switch {

@@ -13,7 +13,6 @@ import (
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/precompute"
-	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
@@ -65,7 +64,7 @@ func TestStopTimeoutZero(t *testing.T) {
 		held := &faultyStore{n: 6, hold: time.Hour}
 		b := setup(t, backend, options{
 			config: func(c *precompute.Config) { c.StopTimeout = 0 },
-			wrap:   func(s store.Store) store.Store { held.Store = s; return held },
+			faults: held.faults(),
 		})
 		b.ask(t, 6)
 		b.start(t)

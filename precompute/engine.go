@@ -1,5 +1,5 @@
 // Package precompute fills the store in the background, board by board,
-// with River jobs (DESIGN.md, decisions 3 to 5). A board job plans a board
+// with River jobs (docs/ARCHITECTURE.md, "Chunks"). A board job plans a board
 // N and queues one chunk job per chunk in the transaction that records the
 // plan; a chunk job computes its chunk and writes it, its chunk row and its
 // own completion in one transaction, so that a crash loses nothing and
@@ -113,7 +113,7 @@ func DefaultConfig() Config {
 	return Config{
 		// One chunk per core: computing is CPU-bound.
 		Workers: runtime.GOMAXPROCS(0),
-		// DESIGN.md, "Numbers to design for": the 14,772,512 solutions
+		// docs/ARCHITECTURE.md, "Counts only above a size": the 14,772,512 solutions
 		// of N=16 are stored, N=17's 95,815,104 would be 6.5 times more.
 		StoreMaxN: 16,
 		// A chunk that fails five times fails for a reason a retry does
@@ -124,7 +124,7 @@ func DefaultConfig() Config {
 		// longer gets more (chunkTimeout).
 		JobTimeout: time.Hour,
 		// A killed worker's jobs run again within about 25 s, well within
-		// the minute DESIGN.md promises, and a live worker would have to
+		// a minute (docs/ARCHITECTURE.md, "Rescue"), and a live worker would have to
 		// miss twenty heartbeats in a row to be taken for gone.
 		RescueAfter: 20 * time.Second,
 		// Chunks of stored boards commit in milliseconds; 10 s lets them
@@ -164,7 +164,7 @@ func (c Config) Check() error {
 // Engine asks for boards and works their jobs. TTx is the River driver's
 // transaction: pgx.Tx on Postgres, *sql.Tx on SQLite.
 type Engine[TTx any] struct {
-	store   store.Store
+	store   store.Store[TTx]
 	client  *river.Client[TTx]
 	db      riverdriver.Executor // for JobCounts and the rescue (rescue.go)
 	cfg     Config
@@ -189,7 +189,7 @@ type Engine[TTx any] struct {
 // pool, riversqlite over the SQLite store's write connection), so that a
 // chunk's rows and its job's completion commit together. River's tables
 // must exist (MigrateUp).
-func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store, driver TDriver, cfg Config) (*Engine[TTx], error) {
+func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store[TTx], driver TDriver, cfg Config) (*Engine[TTx], error) {
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("precompute: %w", err)
 	}

@@ -33,7 +33,7 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 	if n < 1 || n > solver.MaxSearchN {
 		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "a filtered count takes N from 1 to %d, got %d", solver.MaxSearchN, n)
 	}
-	if err := f.Check(n); err != nil {
+	if err := f.Validate(n); err != nil {
 		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
 	if f.IsZero() {
@@ -43,14 +43,14 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 	if err != nil {
 		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "%v", err)
 	}
-	key := f.Key()
-	req := store.FilteredCountRequest{N: n, Filter: key, Chunks: len(plan.Chunks)}
-	fc, created, err := e.store.RequestFilteredCount(ctx, req, func(ctx context.Context, tx any, todo []int) error {
+	f, key := f.Canonical(), f.Key()
+	req := store.FilteredCountRequest{N: n, Filter: f, Chunks: len(plan.Chunks)}
+	fc, created, err := e.store.RequestFilteredCount(ctx, req, func(ctx context.Context, tx TTx, todo []int) error {
 		params := make([]river.InsertManyParams, len(todo))
 		for i, idx := range todo {
-			params[i] = river.InsertManyParams{Args: FilteredChunkArgs{N: n, Filter: key, Index: idx}}
+			params[i] = river.InsertManyParams{Args: FilteredChunkArgs{N: n, Filter: f, Index: idx}}
 		}
-		if _, err := e.client.InsertManyTx(ctx, tx.(TTx), params); err != nil {
+		if _, err := e.client.InsertManyTx(ctx, tx, params); err != nil {
 			return fmt.Errorf("queueing the %d chunk jobs of the count of N=%d under %q: %w", len(todo), n, key, err)
 		}
 		return nil
@@ -86,11 +86,7 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 			e.failFilteredCount(a, fmt.Sprintf("%v failed %d times; the last error: %v", a, job.Attempt, err))
 		}
 	}()
-	f, err := solver.ParseFilter(a.Filter)
-	if err != nil {
-		return river.JobCancel(err)
-	}
-	plan, err := solver.PlanFilteredCount(a.N, f)
+	plan, err := solver.PlanFilteredCount(a.N, a.Filter)
 	if err != nil {
 		return river.JobCancel(err)
 	}
@@ -108,8 +104,8 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 		return err
 	}
 	write := store.FilteredChunkWrite{N: a.N, Filter: a.Filter, Index: a.Index, Counts: counts}
-	fc, err := e.store.WriteFilteredChunk(ctx, write, func(ctx context.Context, tx any) error {
-		_, err := river.JobCompleteTx[TDriver](ctx, tx.(TTx), job)
+	fc, err := e.store.WriteFilteredChunk(ctx, write, func(ctx context.Context, tx TTx) error {
+		_, err := river.JobCompleteTx[TDriver](ctx, tx, job)
 		return err
 	})
 	switch {
@@ -121,7 +117,7 @@ func (w *filteredChunkWorker[TTx, TDriver]) Work(ctx context.Context, job *river
 	case err != nil:
 		return err
 	case fc.State == store.Done && fc.ChunksDone == fc.ChunksTotal:
-		e.log.Info("filtered count done", "n", a.N, "filter", a.Filter, "total", fc.Total, "unique", fc.Unique)
+		e.log.Info("filtered count done", "n", a.N, "filter", a.Filter.Key(), "total", fc.Total, "unique", fc.Unique)
 	}
 	return nil
 }
@@ -133,8 +129,8 @@ func (e *Engine[TTx]) failFilteredCount(a FilteredChunkArgs, reason string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := e.store.FailFilteredCount(ctx, a.N, a.Filter, reason); err != nil {
-		e.log.Error("recording a filtered count's failure", "n", a.N, "filter", a.Filter, "reason", reason, "err", err)
+		e.log.Error("recording a filtered count's failure", "n", a.N, "filter", a.Filter.Key(), "reason", reason, "err", err)
 		return
 	}
-	e.log.Error("filtered count failed; asking for it again resumes it", "n", a.N, "filter", a.Filter, "reason", reason)
+	e.log.Error("filtered count failed; asking for it again resumes it", "n", a.N, "filter", a.Filter.Key(), "reason", reason)
 }

@@ -2,6 +2,7 @@ package precompute_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -90,7 +91,7 @@ func TestFilteredCounts(t *testing.T) {
 		waitCounted := func() {
 			eventually.True(t, 5*time.Minute, func() string {
 				for _, a := range asks {
-					fc, err := b.store.FilteredCount(b.ctx, a.n, a.f.Key())
+					fc, err := b.store.FilteredCount(b.ctx, a.n, a.f)
 					if err != nil || fc.State != store.Done {
 						return fmt.Sprintf("N=%d under %v: %+v, %v", a.n, a.f, fc, err)
 					}
@@ -102,7 +103,7 @@ func TestFilteredCounts(t *testing.T) {
 		check := func() {
 			t.Helper()
 			for _, a := range asks {
-				fc, err := b.store.FilteredCount(b.ctx, a.n, a.f.Key())
+				fc, err := b.store.FilteredCount(b.ctx, a.n, a.f)
 				if err != nil || fc.Total != a.want.Total || fc.Unique != a.want.Unique || fc.ChunksDone != fc.ChunksTotal {
 					t.Errorf("N=%d under %v: stored %+v, %v; want total %d, unique %d", a.n, a.f, fc, err, a.want.Total, a.want.Unique)
 				}
@@ -112,7 +113,7 @@ func TestFilteredCounts(t *testing.T) {
 		// A duplicate of the first chunk of each count, as a rescued job
 		// of a worker that only seemed gone would be.
 		for _, a := range asks {
-			b.insert(t, precompute.FilteredChunkArgs{N: a.n, Filter: a.f.Key(), Index: 0})
+			b.insert(t, precompute.FilteredChunkArgs{N: a.n, Filter: a.f, Index: 0})
 		}
 		eventually.True(t, time.Minute, func() string {
 			for _, j := range b.jobs(t, precompute.KindFilteredChunk) {
@@ -157,16 +158,17 @@ func TestFilteredCountBadInput(t *testing.T) {
 // faultyCounts is the real store refusing the writes of one chunk of the
 // filtered counts while refuse is set.
 type faultyCounts struct {
-	store.Store
 	index  int
 	refuse atomic.Bool
 }
 
-func (s *faultyCounts) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (store.FilteredCount, error) {
-	if s.refuse.Load() && w.Index == s.index {
-		return store.FilteredCount{}, errInjected
-	}
-	return s.Store.WriteFilteredChunk(ctx, w, inTx)
+func (s *faultyCounts) faults() faults {
+	return faults{writeFilteredChunk: func(_ context.Context, w store.FilteredChunkWrite) error {
+		if s.refuse.Load() && w.Index == s.index {
+			return errInjected
+		}
+		return nil
+	}}
 }
 
 // TestFailingFilteredChunk makes one chunk's writes fail every time: after
@@ -178,7 +180,7 @@ func TestFailingFilteredChunk(t *testing.T) {
 		faulty.refuse.Store(true)
 		b := setup(t, backend, options{
 			config: func(c *precompute.Config) { c.MaxAttempts, c.RetryPolicy = 2, fastRetries{} },
-			wrap:   func(s store.Store) store.Store { faulty.Store = s; return faulty },
+			faults: faulty.faults(),
 		})
 		const n = 10
 		f := solver.Filter{Queens: []solver.Square{{Row: 4, Col: 7}}}
@@ -189,7 +191,7 @@ func TestFailingFilteredChunk(t *testing.T) {
 		var fc store.FilteredCount
 		eventually.True(t, time.Minute, func() string {
 			var err error
-			fc, err = b.store.FilteredCount(b.ctx, n, f.Key())
+			fc, err = b.store.FilteredCount(b.ctx, n, f)
 			if err != nil || fc.State != store.Failed {
 				return fmt.Sprintf("%+v, %v", fc, err)
 			}
@@ -214,15 +216,31 @@ func TestFailingFilteredChunk(t *testing.T) {
 			t.Fatalf("resuming: %+v, %v", fc, err)
 		}
 		eventually.True(t, time.Minute, func() string {
-			fc, err := b.store.FilteredCount(b.ctx, n, f.Key())
+			fc, err := b.store.FilteredCount(b.ctx, n, f)
 			if err != nil || fc.State != store.Done {
 				return fmt.Sprintf("%+v, %v", fc, err)
 			}
 			return ""
 		})
-		fc, _ = b.store.FilteredCount(b.ctx, n, f.Key())
+		fc, _ = b.store.FilteredCount(b.ctx, n, f)
 		if want := bruteForceCount(n, f); fc.Total != want || fc.LastError != "" {
 			t.Errorf("resumed count: %+v; want total %d and no error", fc, want)
 		}
 	})
+}
+
+// TestFilteredChunkArgsJSON: a chunk job's arguments hold the filter as
+// its canonical text, the form jobs queued before the filter was typed
+// hold too, and read back as the same filter.
+func TestFilteredChunkArgsJSON(t *testing.T) {
+	t.Parallel()
+	f := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 3}}, Empty: []solver.Square{{Row: 1, Col: 1}}}
+	data, err := json.Marshal(precompute.FilteredChunkArgs{N: 8, Filter: f, Index: 2})
+	if want := `{"n":8,"filter":"q0.3,e1.1","index":2}`; err != nil || string(data) != want {
+		t.Fatalf("json.Marshal = %s, %v; want %s", data, err, want)
+	}
+	var back precompute.FilteredChunkArgs
+	if err := json.Unmarshal(data, &back); err != nil || back.N != 8 || back.Index != 2 || back.Filter.Key() != f.Key() {
+		t.Errorf("json.Unmarshal(%s) = %+v, %v", data, back, err)
+	}
 }

@@ -95,7 +95,7 @@ func TestAskAgain(t *testing.T) {
 		}
 		// Running: planned by another process, whose chunks are not
 		// done yet.
-		running, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 7, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "other process"}, nil)
+		running, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 7, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "other process"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,6 @@ func TestAskAgain(t *testing.T) {
 // refuses the writes of one chunk, as a full disk or a broken connection
 // would.
 type faultyStore struct {
-	store.Store
 	n      int
 	prefix solver.Placement
 	refuse atomic.Bool
@@ -140,20 +139,24 @@ type faultyStore struct {
 
 var errInjected = errors.New("injected fault: the disk is full")
 
-func (s *faultyStore) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (bool, error) {
-	if w.N() == s.n {
+// faults are the store's faults: the writes of board n.
+func (s *faultyStore) faults() faults {
+	return faults{writeChunk: func(ctx context.Context, w store.ChunkWrite) error {
+		if w.N() != s.n {
+			return nil
+		}
 		if s.refuse.Load() && w.Tasks == nil && w.Chunk.Prefix.Compare(s.prefix) == 0 {
-			return false, errInjected
+			return errInjected
 		}
 		if s.hold > 0 {
 			select {
 			case <-time.After(s.hold):
 			case <-ctx.Done():
-				return false, ctx.Err()
+				return ctx.Err()
 			}
 		}
-	}
-	return s.Store.WriteChunk(ctx, w, inTx)
+		return nil
+	}}
 }
 
 // fastRetries retries a failed job after 10 ms.
@@ -175,7 +178,7 @@ func TestFailingChunk(t *testing.T) {
 		faulty.refuse.Store(true)
 		b := setup(t, backend, options{
 			config: func(c *precompute.Config) { c.MaxAttempts, c.RetryPolicy = 3, fastRetries{} },
-			wrap:   func(s store.Store) store.Store { faulty.Store = s; return faulty },
+			faults: faulty.faults(),
 		})
 		b.ask(t, 8)
 		b.start(t)
@@ -220,7 +223,7 @@ func TestHeartbeat(t *testing.T) {
 		faulty := &faultyStore{n: 4, hold: 2 * time.Second}
 		b := setup(t, backend, options{
 			config: func(c *precompute.Config) { c.Heartbeat = 200 * time.Millisecond },
-			wrap:   func(s store.Store) store.Store { faulty.Store = s; return faulty },
+			faults: faulty.faults(),
 		})
 		b.ask(t, 4)
 		b.start(t)
@@ -277,12 +280,12 @@ func TestStopAndResume(t *testing.T) {
 func TestSweep(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		b := setup(t, backend, options{config: func(c *precompute.Config) { c.Heartbeat = 50 * time.Millisecond }})
-		if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "a worker that died"}, nil); err != nil {
+		if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 6, ChunkDepth: 1, StoresSolutions: true, SolverVersion: "a worker that died"}); err != nil {
 			t.Fatal(err)
 		}
 		chunks, _ := solver.Chunks(6, 1)
 		for _, c := range chunks {
-			if _, err := b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil); err != nil {
+			if _, err := b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -25,7 +25,6 @@ import (
 // writes held go through, as those of a worker that was only cut off from
 // the database for a while).
 type goneStore struct {
-	store.Store
 	gone      atomic.Bool
 	release   chan struct{}
 	releaseMu sync.Once
@@ -33,26 +32,29 @@ type goneStore struct {
 
 func newGoneStore() *goneStore { return &goneStore{release: make(chan struct{})} }
 
-func (s *goneStore) vanish()                         { s.gone.Store(true) }
-func (s *goneStore) comeBack()                       { s.releaseMu.Do(func() { close(s.release) }) }
-func (s *goneStore) wrap(st store.Store) store.Store { s.Store = st; return s }
+func (s *goneStore) vanish()   { s.gone.Store(true) }
+func (s *goneStore) comeBack() { s.releaseMu.Do(func() { close(s.release) }) }
 
-func (s *goneStore) SeeWorker(ctx context.Context, id string) error {
-	if s.gone.Load() {
-		return nqueens.Errorf(nqueens.EUNAVAILABLE, "this worker is gone")
+// faults are those of a worker that may vanish: no heartbeat, writes held.
+func (s *goneStore) faults() faults {
+	return faults{
+		seeWorker: func(context.Context, string) error {
+			if s.gone.Load() {
+				return nqueens.Errorf(nqueens.EUNAVAILABLE, "this worker is gone")
+			}
+			return nil
+		},
+		writeChunk: func(ctx context.Context, _ store.ChunkWrite) error {
+			if s.gone.Load() {
+				select {
+				case <-s.release:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		},
 	}
-	return s.Store.SeeWorker(ctx, id)
-}
-
-func (s *goneStore) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (bool, error) {
-	if s.gone.Load() {
-		select {
-		case <-s.release:
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
-	return s.Store.WriteChunk(ctx, w, inTx)
 }
 
 // rescueAfter makes a worker look gone after 2 s without a heartbeat (20
@@ -75,7 +77,7 @@ func TestRescueGoneWorker(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		const n = 10
 		gone := newGoneStore()
-		a := setup(t, backend, options{config: rescueConfig, wrap: gone.wrap})
+		a := setup(t, backend, options{config: rescueConfig, faults: gone.faults()})
 		a.start(t)
 		gone.vanish()
 		a.ask(t, n)
@@ -155,7 +157,7 @@ func TestNoRescueWhileAlive(t *testing.T) {
 		const n = 9
 		hold := 3 * rescueAfter
 		slow := &faultyStore{n: n, hold: hold}
-		a := setup(t, backend, options{config: rescueConfig, wrap: func(s store.Store) store.Store { slow.Store = s; return slow }})
+		a := setup(t, backend, options{config: rescueConfig, faults: slow.faults()})
 		a.start(t)
 		a.ask(t, n)
 		waitHeld(t, a, a.engine.ID())

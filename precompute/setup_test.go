@@ -49,7 +49,7 @@ type engine interface {
 // bundle is what one test works with.
 type bundle struct {
 	ctx    context.Context
-	store  store.Store // the real store, under any wrapper the engine got
+	store  testStore // the real store, without the faults the engine got
 	engine engine
 	// jobs lists the jobs of a kind, every state, in insertion order.
 	jobs func(t *testing.T, kind string) []*rivertype.JobRow
@@ -65,8 +65,70 @@ type options struct {
 	// config, when set, changes the engine's configuration
 	// (precompute.DefaultConfig, logging to the test).
 	config func(*precompute.Config)
-	// wrap, when set, wraps the store the engine writes through (faults).
-	wrap func(store.Store) store.Store
+	// faults are those of the store the engine writes through.
+	faults faults
+}
+
+// faults are a test's faults in the store the engine writes through: each
+// runs before the write it is named after, and an error refuses that
+// write. A nil one is no fault.
+type faults struct {
+	writeChunk         func(ctx context.Context, w store.ChunkWrite) error
+	writeFilteredChunk func(ctx context.Context, w store.FilteredChunkWrite) error
+	seeWorker          func(ctx context.Context, id string) error
+}
+
+// faulty is a store with faults, whatever its transaction type.
+type faulty[TTx any] struct {
+	store.Store[TTx]
+	f faults
+}
+
+func (s faulty[TTx]) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc[TTx]) (bool, error) {
+	if s.f.writeChunk != nil {
+		if err := s.f.writeChunk(ctx, w); err != nil {
+			return false, err
+		}
+	}
+	return s.Store.WriteChunk(ctx, w, inTx)
+}
+
+func (s faulty[TTx]) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc[TTx]) (store.FilteredCount, error) {
+	if s.f.writeFilteredChunk != nil {
+		if err := s.f.writeFilteredChunk(ctx, w); err != nil {
+			return store.FilteredCount{}, err
+		}
+	}
+	return s.Store.WriteFilteredChunk(ctx, w, inTx)
+}
+
+func (s faulty[TTx]) SeeWorker(ctx context.Context, id string) error {
+	if s.f.seeWorker != nil {
+		if err := s.f.seeWorker(ctx, id); err != nil {
+			return err
+		}
+	}
+	return s.Store.SeeWorker(ctx, id)
+}
+
+// testStore is the store as a test reads and writes it itself, whichever
+// the backend: its reads, and its writes without hooks.
+type testStore interface {
+	store.Reader
+	Chunks(ctx context.Context, n int) ([]store.ChunkRecord, error)
+	PlanBoard(ctx context.Context, plan store.BoardPlan) (store.Board, bool, error)
+	WriteChunk(ctx context.Context, w store.ChunkWrite) (bool, error)
+}
+
+// hookless is a store as a testStore.
+type hookless[TTx any] struct{ store.Store[TTx] }
+
+func (h hookless[TTx]) PlanBoard(ctx context.Context, plan store.BoardPlan) (store.Board, bool, error) {
+	return h.Store.PlanBoard(ctx, plan, nil)
+}
+
+func (h hookless[TTx]) WriteChunk(ctx context.Context, w store.ChunkWrite) (bool, error) {
+	return h.Store.WriteChunk(ctx, w, nil)
 }
 
 // setup opens a fresh database on the backend, applies River's
@@ -77,10 +139,10 @@ func setup(t *testing.T, backend string, o options) *bundle {
 	switch backend {
 	case "postgres":
 		st := pgtest.OpenSchema(t)
-		return newBundle(t, st, o.wrapped(st), riverpgxv5.New(st.Pool()), o.engineConfig(t))
+		return newBundle(t, st, o, riverpgxv5.New(st.Pool()))
 	case "sqlite":
 		st := sqlitetest.OpenTemp(t)
-		return newBundle(t, st, o.wrapped(st), riversqlite.New(st.Writer()), o.engineConfig(t))
+		return newBundle(t, st, o, riversqlite.New(st.Writer()))
 	}
 	t.Fatalf("unknown backend %q", backend)
 	return nil
@@ -96,21 +158,14 @@ func (o options) engineConfig(t *testing.T) precompute.Config {
 	return cfg
 }
 
-// wrapped is the store the engine writes through: st, or what wrap makes
-// of it.
-func (o options) wrapped(st store.Store) store.Store {
-	if o.wrap == nil {
-		return st
-	}
-	return o.wrap(st)
-}
-
-func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, through store.Store, driver TDriver, cfg precompute.Config) *bundle {
+// newBundle makes an engine over st, with o's faults and configuration,
+// whose jobs live behind driver.
+func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st store.Store[TTx], o options, driver TDriver) *bundle {
 	t.Helper()
 	if err := precompute.MigrateUp(t.Context(), driver); err != nil {
 		t.Fatal(err)
 	}
-	e, err := precompute.New[TTx](through, driver, cfg)
+	e, err := precompute.New[TTx](faulty[TTx]{Store: st, f: o.faults}, driver, o.engineConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +194,7 @@ func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, throu
 	}
 	peer := func(t *testing.T, o options) *bundle {
 		t.Helper()
-		return newBundle(t, st, o.wrapped(st), driver, o.engineConfig(t))
+		return newBundle(t, st, o, driver)
 	}
 	insert := func(t *testing.T, args river.JobArgs) {
 		t.Helper()
@@ -147,7 +202,7 @@ func newBundle[TTx any, TDriver riverdriver.Driver[TTx]](t *testing.T, st, throu
 			t.Fatal(err)
 		}
 	}
-	return &bundle{ctx: t.Context(), store: st, engine: e, jobs: list, insert: insert, peer: peer}
+	return &bundle{ctx: t.Context(), store: hookless[TTx]{st}, engine: e, jobs: list, insert: insert, peer: peer}
 }
 
 // start starts the engine's workers.

@@ -245,14 +245,14 @@ func (c *countingBoards) Board(ctx context.Context, n int) (store.Board, error) 
 	return c.BoardReader.Board(ctx, n)
 }
 
-func (c *countingBoards) Boards(ctx context.Context) ([]store.Board, error) {
+func (c *countingBoards) Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error) {
 	c.boards.Add(1)
-	return c.BoardReader.Boards(ctx)
+	return c.BoardReader.Boards(ctx, states...)
 }
 
 // setupCounted starts a server over a new SQLite store whose board reads
 // are counted, as opts change its configuration.
-func setupCounted(t *testing.T, opts ...func(*server.Config)) (*apitest.Bundle, store.Store, *countingBoards) {
+func setupCounted(t *testing.T, opts ...func(*server.Config)) (*apitest.Bundle, store.ReadCloser, *countingBoards) {
 	t.Helper()
 	st := sqlitetest.OpenTemp(t)
 	// The store's pool of read connections, each with its files, fills
@@ -366,10 +366,10 @@ func TestAbuseIdleSubscriptions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	storetest.Load(ctx, t, st, 8, solver.DefaultChunkDepth(8)) // done
-	if _, _, err := st.PlanBoard(ctx, store.BoardPlan{N: 7, ChunkDepth: 2, StoresSolutions: true, SolverVersion: "abuse-test"}, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(ctx, store.BoardPlan{N: 7, ChunkDepth: 2, StoresSolutions: true, SolverVersion: "abuse-test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.FailBoard(ctx, 7, "given up"); err != nil {
+	if _, err := storetest.WritesOf(t, st).FailBoard(ctx, 7, "given up"); err != nil {
 		t.Fatal(err)
 	}
 	idleBoards := []int{7, 9, 10, 11, 12, 13, 14, 15, 16, 17} // failed, and never asked for
@@ -461,7 +461,7 @@ func TestAbuseComputedBoardSubscribers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	depth := solver.DefaultChunkDepth(10)
-	if _, _, err := st.PlanBoard(ctx, store.BoardPlan{N: 10, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "abuse-test"}, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(ctx, store.BoardPlan{N: 10, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "abuse-test"}); err != nil {
 		t.Fatal(err)
 	}
 	chunks, err := solver.Chunks(10, depth)
@@ -470,12 +470,12 @@ func TestAbuseComputedBoardSubscribers(t *testing.T) {
 	}
 	writeChunks := func(cs []solver.Chunk, pause time.Duration) {
 		for _, c := range cs {
-			last, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+			last, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if last {
-				if _, err := st.FinishBoard(ctx, 10); err != nil {
+				if _, err := storetest.WritesOf(t, st).FinishBoard(ctx, 10); err != nil {
 					t.Fatal(err)
 				}
 			}

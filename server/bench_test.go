@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/nqueens/nqueens"
@@ -42,8 +43,11 @@ func (m *memorySource) Board(_ context.Context, n int) (store.Board, error) {
 	return store.Board{N: n, State: store.Done, StoresSolutions: true, Counts: &c}, nil
 }
 
-func (m *memorySource) Boards(ctx context.Context) ([]store.Board, error) {
+func (m *memorySource) Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error) {
 	b, _ := m.Board(ctx, m.n)
+	if len(states) > 0 && !slices.Contains(states, b.State) {
+		return nil, nil
+	}
 	return []store.Board{b}, nil
 }
 
@@ -52,7 +56,7 @@ func (m *memorySource) SquareCounts(_ context.Context, n int) (solver.SquareCoun
 	return solver.SquareCounts{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no square counts in memory", n)
 }
 
-func (m *memorySource) FilteredCount(_ context.Context, n int, filter string) (store.FilteredCount, error) {
+func (m *memorySource) FilteredCount(_ context.Context, n int, filter solver.Filter) (store.FilteredCount, error) {
 	return store.FilteredCount{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no count under %q in memory", n, filter)
 }
 

@@ -21,7 +21,7 @@ import (
 // without it; a request the export refuses is BAD_USER_INPUT, 400.
 func TestErrorCodesOverTransports(t *testing.T) {
 	t.Parallel()
-	serve := func(t *testing.T, st store.Store) *apitest.Bundle {
+	serve := func(t *testing.T, st store.Reader) *apitest.Bundle {
 		return apitest.Setup(t, func(c *server.Config) { c.Graph.Boards, c.Graph.Stored, c.ExportStore = st, st, st })
 	}
 	t.Run("unavailable", func(t *testing.T) {

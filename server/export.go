@@ -72,6 +72,15 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	stream, compressed, _ := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.streamExport(ctx, w, r, e, req)
+	}))
+	defer compressed()
+	stream.ServeHTTP(w, r)
+}
+
+// streamExport writes the headers and the rows of a planned export.
+func (s *Server) streamExport(ctx context.Context, w http.ResponseWriter, r *http.Request, e *export.Export, req export.Request) {
 	h := w.Header()
 	h.Set("Content-Type", exportMediaType(req.Format))
 	h.Set("Content-Disposition", `attachment; filename="`+exportFileName(req)+`"`)
@@ -175,7 +184,7 @@ func exportFileName(req export.Request) string {
 		name += "-unique"
 	}
 	if !req.Filter.IsZero() {
-		name += "-" + strings.ReplaceAll(req.Filter.String(), ",", "_")
+		name += "-" + strings.ReplaceAll(req.Filter.Key(), ",", "_")
 	}
 	for ext, m := range exportMedia {
 		if m.format == req.Format {

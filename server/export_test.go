@@ -68,14 +68,15 @@ func TestExportBadParams(t *testing.T) {
 	t.Parallel()
 	b := apitest.Setup(t, func(c *server.Config) { c.ExportSolverMaxN = 10 })
 	for path, says := range map[string]string{
-		"/export/8.xml":                   "ask for /export/{n}.csv or /export/{n}.ndjson",
-		"/export/eight.csv":               "ask for /export/{n}.csv or /export/{n}.ndjson",
-		"/export/08.csv":                  "ask for /export/{n}.csv or /export/{n}.ndjson",
-		"/export/0.csv":                   "N must be between 1 and 32",
-		"/export/33.ndjson":               "N must be between 1 and 32",
-		"/export/8.csv?unique=yes":        "write unique=true",
-		"/export/8.csv?where=z1":          "write q<row>.<col>",
-		"/export/8.csv?where=q8.0":        "rows and columns of N=8 go from 0 to 7",
+		"/export/8.xml":            "ask for /export/{n}.csv or /export/{n}.ndjson",
+		"/export/eight.csv":        "ask for /export/{n}.csv or /export/{n}.ndjson",
+		"/export/08.csv":           "ask for /export/{n}.csv or /export/{n}.ndjson",
+		"/export/0.csv":            "N must be between 1 and 32",
+		"/export/33.ndjson":        "N must be between 1 and 32",
+		"/export/8.csv?unique=yes": "write unique=true",
+		"/export/8.csv?where=z1":   "write q<row>.<col>",
+		"/export/8.csv?where=q8.0": "rows and columns of N=8 go from 0 to 7",
+		"/export/4.csv?where=e0.0,e0.1,e0.2,e0.3,e1.0,e1.1,e1.2,e1.3,e2.0": "a filter names at most 2N = 8 squares a list for N=4, and 64 in all",
 		"/export/8.csv?page=2":            `unknown parameter "page"`,
 		"/export/8.csv?where=&where=q1.1": "give it once",
 		"/export/11.csv":                  "exported up to N=10",
@@ -93,6 +94,25 @@ func TestExportBadParams(t *testing.T) {
 	}
 	if post := b.Raw(t, http.MethodPost, b.Base+"/export/4.csv", nil); post.Status != http.StatusMethodNotAllowed {
 		t.Errorf("POST /export/4.csv: %d, want 405", post.Status)
+	}
+}
+
+// TestExportFileNameIsCanonical: the file an export is saved under names
+// its filter by the filter's canonical text (squares sorted by row, then
+// column, each once), not as it was typed, so that the same export has
+// the same name however it was asked for.
+func TestExportFileNameIsCanonical(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t)
+	for path, want := range map[string]string{
+		"/export/6.csv?where=e3.3,q1.2,e0.0,q1.2":           "nqueens-6-q1.2_e0.0_e3.3.csv",
+		"/export/6.ndjson?unique=true&where=q1.2,e0.0,e3.3": "nqueens-6-unique-q1.2_e0.0_e3.3.ndjson",
+		"/export/6.csv?where=":                              "nqueens-6.csv",
+	} {
+		head := b.Raw(t, http.MethodHead, b.Base+path, nil)
+		if cd := head.Header.Get("Content-Disposition"); head.Status != http.StatusOK || cd != `attachment; filename="`+want+`"` {
+			t.Errorf("HEAD %s: %d, Content-Disposition %q; want the file %s", path, head.Status, cd, want)
+		}
 	}
 }
 

@@ -50,6 +50,9 @@ func (w operationWatcher) InterceptResponse(ctx context.Context, next graphql.Re
 		name = oc.Operation.Name
 	}
 	noteOperation(ctx, name)
+	if oc.Operation != nil && oc.Operation.Operation == ast.Query && len(resp.Errors) == 0 {
+		noteCleanQuery(ctx)
+	}
 	if w.observe == nil || (oc.Operation != nil && oc.Operation.Operation == ast.Subscription) {
 		return resp
 	}

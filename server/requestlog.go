@@ -19,8 +19,9 @@ const maxRequestIDLen = 128
 // requestInfo is what the request log learns about a request while it is
 // served: its id, and the GraphQL operation once gqlgen has parsed it.
 type requestInfo struct {
-	id        string
-	operation atomic.Pointer[string] // websocket operations may run at once
+	id         string
+	operation  atomic.Pointer[string] // websocket operations may run at once
+	cleanQuery atomic.Bool            // a query answered without errors: answerCache may keep it
 }
 
 type requestInfoKey struct{}
@@ -30,6 +31,14 @@ type requestInfoKey struct{}
 func noteOperation(ctx context.Context, name string) {
 	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
 		ri.operation.Store(&name)
+	}
+}
+
+// noteCleanQuery records that the request was a query answered without
+// errors.
+func noteCleanQuery(ctx context.Context) {
+	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		ri.cleanQuery.Store(true)
 	}
 }
 

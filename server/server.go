@@ -101,6 +101,16 @@ type Config struct {
 	// CacheMaxAge is the max-age of GET answers that cannot change; 0:
 	// clients ask again each time (with their ETag).
 	CacheMaxAge time.Duration
+	// AnswerCacheBytes is the memory for whole answers that cannot change,
+	// kept as bytes and served again to the same request without running
+	// it (answercache.go); 0 turns it off.
+	AnswerCacheBytes int64
+	// Compressors bounds the answers and exports compressed at once (gzip
+	// or zstd, about 1 MiB each; compress.go), CompressorsPerClient those
+	// of one client; past either an answer goes uncompressed. 0: no
+	// compression. CompressMinBytes: smaller answers go as they are.
+	Compressors, CompressorsPerClient int
+	CompressMinBytes                  int64
 	// RateLimit is how many /graphql requests a second each client (its
 	// remote IP address) may make, in bursts of up to RateBurst (at least
 	// 1); 0 turns the limit off. Over it a request is answered 429
@@ -233,7 +243,11 @@ func DefaultConfig() Config {
 		APQCacheBytes:   8 << 20,
 		// What cannot change could be kept for ever; a day bounds what an
 		// upgrade leaves in clients' and proxies' caches.
-		CacheMaxAge: 24 * time.Hour,
+		CacheMaxAge:      24 * time.Hour,
+		AnswerCacheBytes: 32 << 20,
+		// A thirty-second of the default budget in compressors; one
+		// client compresses four answers at once.
+		Compressors: DefaultCompressors(DefaultMemoryBudget), CompressorsPerClient: 4, CompressMinBytes: 1024,
 		// RateLimit stays 0 (off): clients behind one address (a NAT)
 		// would share it, so the operator decides. Bursts of 20 let a
 		// page's few requests at once through.
@@ -304,6 +318,10 @@ const DefaultMemoryBudget = 512 << 20
 // (their buffers), the workers, and room for the collector.
 func DefaultInflightBytes(budget int64) int64 { return budget / 4 }
 
+// DefaultCompressors is the Compressors that goes with a memory budget:
+// one per 32 MiB (each holds about 1 MiB, compress.go), at least one.
+func DefaultCompressors(budget int64) int { return max(1, int(budget/(32<<20))) }
+
 // WriteTimeoutFor is the WriteTimeout that goes with a request timeout:
 // 10 s more, so that an answer that used its whole time budget is still
 // written.
@@ -335,6 +353,10 @@ func (c Config) Check() error {
 		configcheck.AtLeast("QueryCacheBytes", c.QueryCacheBytes, 1<<20),
 		configcheck.AtLeast("APQCacheBytes", c.APQCacheBytes, 1<<20),
 		configcheck.NotNegative("CacheMaxAge", c.CacheMaxAge),
+		configcheck.AtLeast("AnswerCacheBytes", c.AnswerCacheBytes, 0),
+		configcheck.AtLeast("Compressors", c.Compressors, 0),
+		configcheck.AtLeast("CompressorsPerClient", c.CompressorsPerClient, 1),
+		configcheck.AtLeast("CompressMinBytes", c.CompressMinBytes, 0),
 		configcheck.AtLeast("RateBurst", c.RateBurst, 1),
 		configcheck.AtLeast("WSMaxConnections", c.WSMaxConnections, 1),
 		configcheck.AtLeast("WSMaxConnectionsPerClient", c.WSMaxConnectionsPerClient, 1),
@@ -383,7 +405,12 @@ type Server struct {
 	websockets *quota.Pool
 	ws         *wsTransport
 	answers    *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
-	present    graphql.ErrorPresenterFunc
+	// answerCache keeps the bytes of answers that cannot change
+	// (answercache.go); nil when AnswerCacheBytes is 0.
+	answerCache *answerCache
+	// compress compresses answers and exports (compress.go); nil when off.
+	compress *compression
+	present  graphql.ErrorPresenterFunc
 	// solver runs the resolvers' searches; each operation gets its
 	// budget and its client's share from it.
 	solver *solverpool.Pool
@@ -413,6 +440,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res, solver: pool, present: errorPresenter(cfg.Logger, cfg.RequestTimeout)}
 	s.closing, s.close = context.WithCancel(context.Background())
 	s.memory = quota.New(apierror.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
+	s.answerCache = newAnswerCache(cfg.AnswerCacheBytes)
+	if s.compress, err = newCompression(cfg); err != nil {
+		return nil, err
+	}
 	s.answers = quota.New(apierror.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
 	s.gql = s.newGraphQL()
 	if cfg.RateLimit > 0 {
@@ -468,7 +499,11 @@ func (s *Server) Close() {
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	return []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.solver.Queue()}
+	pools := []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.solver.Queue()}
+	if s.compress != nil {
+		pools = append(pools, s.compress.slots)
+	}
+	return pools
 }
 
 // Resolver returns the root resolver, with its options in effect.
@@ -624,24 +659,52 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	var body []byte
+	if rb, ok := r.Body.(*requestBody); ok {
+		body = rb.b
+	}
+	key, cacheable := s.answerCache.keyOf(r, body)
+	if cacheable && s.serveCachedAnswer(w, r, key, hold) {
+		return
+	}
+
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	ctx, hint := graph.WithCacheHint(ctx)
 	r = r.WithContext(ctx)
+	h, compressed, short := s.compress.handler(client, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.runGraphQL(w, r, hint)
+	}))
+	defer compressed()
+	// An answer left uncompressed for want of a compressor is not kept
+	// for the clients that will ask as this one did.
+	if !cacheable || short {
+		h.ServeHTTP(w, r)
+		return
+	}
+	// What goes to the client, compressed or not, is what the answer
+	// cache keeps.
+	tee := &teeWriter{ResponseWriter: w, buf: getBuffer()}
+	defer putBuffer(tee.buf)
+	h.ServeHTTP(tee, r)
+	if !tee.over {
+		s.keepAnswer(r, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
+	}
+}
 
+// runGraphQL runs a request through gqlgen. A POST's answer goes to the
+// client as gqlgen writes it, without a copy (of megabytes, for the
+// largest); a GET's is held to give it an ETag and a Cache-Control.
+func (s *Server) runGraphQL(w http.ResponseWriter, r *http.Request, hint *graph.CacheHint) {
 	if r.Method == http.MethodPost {
-		// A POST's answer gets no ETag: it goes to the client as gqlgen
-		// writes it, without a copy (of megabytes, for the largest).
 		s.gql.ServeHTTP(w, r)
 		return
 	}
 	rec := &recorder{header: w.Header(), status: http.StatusOK, body: getBuffer()}
 	defer putBuffer(rec.body)
 	s.gql.ServeHTTP(rec, r)
-	if r.Method == http.MethodGet && rec.status == http.StatusOK {
-		if s.cacheHeaders(w, r, rec.body.Bytes(), hint) {
-			return
-		}
+	if rec.status == http.StatusOK && s.cacheHeaders(w, r, rec.body.Bytes(), hint) {
+		return
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
@@ -665,9 +728,12 @@ func (s *Server) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byt
 	if hint.Volatile() {
 		h.Set("Cache-Control", "no-cache")
 	} else {
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.CacheMaxAge.Seconds())))
+		h.Set("Cache-Control", s.immutableCacheControl())
 	}
-	if etagMatch(r.Header.Get("If-None-Match"), etag) {
+	if held, ok := etagMatch(r.Header.Get("If-None-Match"), etag); ok {
+		// The client's copy may be compressed: the 304 names the tag it
+		// holds.
+		h.Set("ETag", held)
 		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return true
@@ -675,18 +741,31 @@ func (s *Server) cacheHeaders(w http.ResponseWriter, r *http.Request, body []byt
 	return false
 }
 
-// etagMatch implements If-None-Match's weak comparison.
-func etagMatch(header, etag string) bool {
+// immutableCacheControl is the Cache-Control of a GET answer that cannot
+// change.
+func (s *Server) immutableCacheControl() string {
+	return "public, max-age=" + strconv.Itoa(int(s.cfg.CacheMaxAge.Seconds()))
+}
+
+// etagMatch implements If-None-Match's weak comparison, and returns the
+// tag that matched: etag, or etag as a compressed answer carried it
+// (compress.go).
+func etagMatch(header, etag string) (string, bool) {
 	if header == "" {
-		return false
+		return "", false
 	}
 	for part := range strings.SplitSeq(header, ",") {
 		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
 		if part == "*" || part == etag {
-			return true
+			return etag, true
+		}
+		for _, suffix := range etagSuffixes {
+			if part == strings.TrimSuffix(etag, `"`)+suffix+`"` {
+				return part, true
+			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // fail answers a request refused before GraphQL saw it, with a GraphQL

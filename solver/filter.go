@@ -23,6 +23,33 @@ type Filter struct {
 // IsZero reports whether f selects every solution.
 func (f Filter) IsZero() bool { return len(f.Queens) == 0 && len(f.Empty) == 0 }
 
+// MaxFilterSquares bounds the squares of a filter, Queens and Empty
+// together, besides 2N a list: a matching solution has N queens, and a
+// filter naming more says nothing a shorter one could not (a board of
+// N=32 has 1,024 squares).
+const MaxFilterSquares = 64
+
+// Validate is the one check of a filter given for board n, wherever it
+// comes from (the API, an export, the command line, the store's
+// arguments): at most 2N squares a list and MaxFilterSquares in all, each
+// on the board (Check). Its error says which list or square is wrong and
+// what is allowed.
+func (f Filter) Validate(n int) error {
+	limits := fmt.Sprintf("a filter names at most 2N = %d squares a list for N=%d, and %d in all", 2*n, n, MaxFilterSquares)
+	for _, list := range []struct {
+		name    string
+		squares []Square
+	}{{"queens", f.Queens}, {"empty", f.Empty}} {
+		if len(list.squares) > 2*n {
+			return fmt.Errorf("%s names %d squares: %s", list.name, len(list.squares), limits)
+		}
+	}
+	if k := len(f.Queens) + len(f.Empty); k > MaxFilterSquares {
+		return fmt.Errorf("queens and empty name %d squares: %s", k, limits)
+	}
+	return f.Check(n)
+}
+
 // Check reports the first square that is not on a board of size n.
 func (f Filter) Check(n int) error {
 	for _, list := range []struct {
@@ -86,8 +113,22 @@ func (f Filter) String() string {
 	return strings.Join(parts, ",")
 }
 
+// ParseFilterFor reads a filter of board n written as Filter.String
+// writes it, and checks it (Validate): the one way from text to a filter,
+// for the export's where parameter and the commands' --where.
+func ParseFilterFor(n int, s string) (Filter, error) {
+	f, err := ParseFilter(s)
+	if err != nil {
+		return Filter{}, err
+	}
+	if err := f.Validate(n); err != nil {
+		return Filter{}, err
+	}
+	return f, nil
+}
+
 // ParseFilter reads the form Filter.String writes. It checks the form, not
-// the board: call Check(n) on the result.
+// the board: call Check(n) on the result, or use ParseFilterFor.
 func ParseFilter(s string) (Filter, error) {
 	var f Filter
 	s = strings.TrimSpace(s)
@@ -132,3 +173,17 @@ func (f Filter) Canonical() Filter {
 // same solutions in other ways (a blocked square next to a pinned queen of
 // its row) do not, and are counted apart.
 func (f Filter) Key() string { return f.Canonical().String() }
+
+// MarshalText writes f as its Key, so that a filter in JSON (a job's
+// arguments) is its canonical text.
+func (f Filter) MarshalText() ([]byte, error) { return []byte(f.Key()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (f *Filter) UnmarshalText(text []byte) error {
+	g, err := ParseFilter(string(text))
+	if err != nil {
+		return err
+	}
+	*f = g.Canonical()
+	return nil
+}

@@ -77,6 +77,25 @@ func (f Filter) moved(n int, s Symmetry) Filter {
 	return m
 }
 
+// Images returns f's distinct images under the 8 symmetries of a board of
+// size n, f's own first, each canonical (Filter.Canonical): a canonical
+// solution's class has a member f matches exactly when the solution
+// matches one of them (member g(c) matches f when c matches g⁻¹(f), and
+// g⁻¹ runs over the same 8 symmetries as g). f must have passed Check(n).
+// A store turns them into one condition on its canonical rows.
+func (f Filter) Images(n int) []Filter {
+	var out []Filter
+	for _, s := range Symmetries {
+		g := f.moved(n, s).Canonical()
+		if !slices.ContainsFunc(out, func(h Filter) bool {
+			return slices.Equal(g.Queens, h.Queens) && slices.Equal(g.Empty, h.Empty)
+		}) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // imageMasks returns the search masks of f's distinct images under the 8
 // symmetries: a canonical solution's class has a member f matches exactly
 // when the solution keeps to the masks of one of them. Images that can

@@ -9,8 +9,8 @@ import (
 )
 
 // FilteredCount is the stored count of the solutions of N that a filter
-// matches (DESIGN: counts under constraints), computed in chunks by the
-// precompute: Counts of solver.CountFiltered, once Done.
+// matches, computed in chunks by the precompute: Counts of
+// solver.CountFiltered, once Done.
 type FilteredCount struct {
 	N int
 	// Filter is the filter's canonical text, solver.Filter.Key.
@@ -28,12 +28,11 @@ type FilteredCount struct {
 	FinishedAt time.Time
 }
 
-// FilteredCountRequest asks for the count of N under Filter (its
-// canonical text, solver.Filter.Key) in Chunks chunks, numbered 0 to
-// Chunks-1.
+// FilteredCountRequest asks for the count of N under Filter in Chunks
+// chunks, numbered 0 to Chunks-1. The store keeps it by Filter.Key().
 type FilteredCountRequest struct {
 	N      int
-	Filter string
+	Filter solver.Filter
 	Chunks int
 }
 
@@ -41,68 +40,29 @@ type FilteredCountRequest struct {
 // Total and Unique of solver.Chunk.CountFiltered.
 type FilteredChunkWrite struct {
 	N      int
-	Filter string
+	Filter solver.Filter
 	Index  int
 	Counts solver.Counts
 }
 
-// FilteredCountTxFunc runs in the transaction of a RequestFilteredCount
-// call that creates the count or resumes a failed one, with the indexes of
-// the chunks to count (those not written yet).
-type FilteredCountTxFunc func(ctx context.Context, tx any, todo []int) error
-
-// FilteredCounts keeps the counts under filters. Both backends implement
-// it (store.Store embeds it), as store/storetest checks.
-type FilteredCounts interface {
-	// RequestFilteredCount records that req.N under req.Filter be counted
-	// in req.Chunks chunks: a running row, then onCreate (if not nil) in
-	// the same transaction with every chunk index, for the job system to
-	// queue them. It is idempotent: a running or done count is returned
-	// unchanged (created false) and onCreate does not run. A failed one
-	// resumes: running again, onCreate with the chunks not written yet
-	// (created true). One asked for with another number of chunks is
-	// nqueens.ECONFLICT.
-	RequestFilteredCount(ctx context.Context, req FilteredCountRequest, onCreate FilteredCountTxFunc) (c FilteredCount, created bool, err error)
-	// WriteFilteredChunk records the count of one chunk, then inTx (if not
-	// nil) in the same transaction. A chunk already written writes nothing
-	// (inTx still runs): a retried or duplicated job counts once. The
-	// write of the last chunk sums the chunks into the count and marks it
-	// done, in its transaction. nqueens.ENOTFOUND when the count was never asked
-	// for.
-	WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, inTx TxFunc) (FilteredCount, error)
-	// FailFilteredCount marks a running count failed, with the reason
-	// (nqueens.ECONFLICT for a done one, nqueens.ENOTFOUND for one never asked for); a
-	// failed one stays as it is. RequestFilteredCount resumes it.
-	FailFilteredCount(ctx context.Context, n int, filter, reason string) (FilteredCount, error)
-	// FilteredCount returns the count of N under filter (canonical text):
-	// nqueens.ENOTFOUND when it was never asked for.
-	FilteredCount(ctx context.Context, n int, filter string) (FilteredCount, error)
-}
-
-// checkFilterKey checks that filter is the canonical text of a filter of
-// board N.
-func checkFilterKey(n int, filter string) error {
-	f, err := solver.ParseFilter(filter)
-	if err != nil {
-		return nqueens.Errorf(nqueens.EINVALID, "%v", err)
-	}
-	if err := f.Check(n); err != nil {
-		return nqueens.Errorf(nqueens.EINVALID, "%v", err)
+// checkCountFilter checks the filter of a filtered count on board N: a
+// checked filter (solver.Filter.Check) with at least one square.
+func checkCountFilter(n int, f solver.Filter) error {
+	if err := checkFilter(n, f); err != nil {
+		return err
 	}
 	if f.IsZero() {
 		return nqueens.Errorf(nqueens.EINVALID, "a filtered count needs a filter with at least one square; the board's own counts are the unfiltered ones")
 	}
-	if key := f.Key(); key != filter {
-		return nqueens.Errorf(nqueens.EINVALID, "the filter %q is not in canonical form: write it as %q (squares sorted by row then column, each once)", filter, key)
-	}
 	return nil
 }
 
-func (c checked) RequestFilteredCount(ctx context.Context, req FilteredCountRequest, onCreate FilteredCountTxFunc) (FilteredCount, bool, error) {
+func (c checked[TTx]) RequestFilteredCount(ctx context.Context, req FilteredCountRequest, onCreate FilteredCountTxFunc[TTx]) (_ FilteredCount, _ bool, err error) {
+	defer c.end("RequestFilteredCount", time.Now(), &err)
 	if err := checkN(req.N); err != nil {
 		return FilteredCount{}, false, err
 	}
-	if err := checkFilterKey(req.N, req.Filter); err != nil {
+	if err := checkCountFilter(req.N, req.Filter); err != nil {
 		return FilteredCount{}, false, err
 	}
 	if req.Chunks < 1 {
@@ -112,11 +72,12 @@ func (c checked) RequestFilteredCount(ctx context.Context, req FilteredCountRequ
 	return fc, created, c.err(err)
 }
 
-func (c checked) WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, inTx TxFunc) (FilteredCount, error) {
+func (c checked[TTx]) WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, inTx TxFunc[TTx]) (_ FilteredCount, err error) {
+	defer c.end("WriteFilteredChunk", time.Now(), &err)
 	if err := checkN(w.N); err != nil {
 		return FilteredCount{}, err
 	}
-	if err := checkFilterKey(w.N, w.Filter); err != nil {
+	if err := checkCountFilter(w.N, w.Filter); err != nil {
 		return FilteredCount{}, err
 	}
 	if w.Index < 0 {
@@ -129,24 +90,26 @@ func (c checked) WriteFilteredChunk(ctx context.Context, w FilteredChunkWrite, i
 	return fc, c.err(err)
 }
 
-func (c checked) FailFilteredCount(ctx context.Context, n int, filter, reason string) (FilteredCount, error) {
+func (c checked[TTx]) FailFilteredCount(ctx context.Context, n int, f solver.Filter, reason string) (_ FilteredCount, err error) {
+	defer c.end("FailFilteredCount", time.Now(), &err)
 	if err := checkN(n); err != nil {
 		return FilteredCount{}, err
 	}
-	if err := checkFilterKey(n, filter); err != nil {
+	if err := checkCountFilter(n, f); err != nil {
 		return FilteredCount{}, err
 	}
-	fc, err := c.s.FailFilteredCount(ctx, n, filter, reason)
+	fc, err := c.s.FailFilteredCount(ctx, n, f, reason)
 	return fc, c.err(err)
 }
 
-func (c checked) FilteredCount(ctx context.Context, n int, filter string) (FilteredCount, error) {
+func (c checked[TTx]) FilteredCount(ctx context.Context, n int, f solver.Filter) (_ FilteredCount, err error) {
+	defer c.end("FilteredCount", time.Now(), &err)
 	if err := checkN(n); err != nil {
 		return FilteredCount{}, err
 	}
-	if err := checkFilterKey(n, filter); err != nil {
+	if err := checkCountFilter(n, f); err != nil {
 		return FilteredCount{}, err
 	}
-	fc, err := c.s.FilteredCount(ctx, n, filter)
+	fc, err := c.s.FilteredCount(ctx, n, f)
 	return fc, c.err(err)
 }

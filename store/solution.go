@@ -42,25 +42,6 @@ type PageRequest struct {
 	Cursor solver.Placement
 	// Limit is how many solutions at most, 0..MaxPageLimit.
 	Limit int
-	// Filter keeps the solutions with a queen on every Filter.Queens square
-	// and none on any Filter.Empty square; the zero Filter keeps all. With
-	// Unique it keeps the classes that have at least one matching member,
-	// each listed by its canonical member (which need not match itself):
-	// see MatchesClass.
-	Filter solver.Filter
-}
-
-// MaxFilterSquares bounds the squares of a filter (Queens and Empty
-// together): a board of N=32 has 1,024 squares, and a filter naming more
-// than this many says nothing a shorter one could not.
-const MaxFilterSquares = 64
-
-// CountRequest asks how many stored solutions of N match a filter.
-type CountRequest struct {
-	N int
-	// Unique counts classes with at least one matching member instead.
-	Unique bool
-	Filter solver.Filter
 }
 
 // WalkRequest asks for every stored solution of N after a cursor, in
@@ -70,6 +51,11 @@ type WalkRequest struct {
 	Unique bool
 	// After is an exclusive lower bound (a placement of N), or empty for
 	// the start.
-	After  solver.Placement
+	After solver.Placement
+	// Filter keeps the solutions with a queen on every Filter.Queens
+	// square and none on any Filter.Empty square; the zero Filter keeps
+	// all. With Unique it keeps the classes that have at least one
+	// matching member, each by its canonical member (which need not
+	// match itself), as solver.Matching lists them.
 	Filter solver.Filter
 }

@@ -95,15 +95,7 @@ func checkPage(r PageRequest) error {
 			return err
 		}
 	}
-	return checkFilter(r.N, r.Filter)
-}
-
-// checkCount checks a count request.
-func checkCount(r CountRequest) error {
-	if err := checkN(r.N); err != nil {
-		return err
-	}
-	return checkFilter(r.N, r.Filter)
+	return nil
 }
 
 // checkWalk checks a walk request.
@@ -117,6 +109,18 @@ func checkWalk(r WalkRequest) error {
 		}
 	}
 	return checkFilter(r.N, r.Filter)
+}
+
+// checkStates checks the states a board list is narrowed to.
+func checkStates(states []BoardState) error {
+	for _, s := range states {
+		switch s {
+		case Pending, Running, Done, Failed:
+		default:
+			return nqueens.Errorf(nqueens.EINVALID, "unknown board state %q; the states are pending, running, done and failed", s)
+		}
+	}
+	return nil
 }
 
 // checkRank checks a 1-based rank.

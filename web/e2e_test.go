@@ -407,12 +407,12 @@ func TestViewerInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.PlanBoard(ctx, store.BoardPlan{N: 10, ChunkDepth: depth10, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(ctx, store.BoardPlan{N: 10, ChunkDepth: depth10, StoresSolutions: true, SolverVersion: storetest.SolverVersion}); err != nil {
 		t.Fatal(err)
 	}
 	half := len(chunks10) / 2
 	for _, c := range chunks10[:half] {
-		if _, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil); err != nil {
+		if _, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -451,11 +451,11 @@ func TestViewerInBrowser(t *testing.T) {
 		s.fail("progress text %q does not say %q", got, wantChunks)
 	}
 	for _, c := range chunks10[half:] {
-		if _, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil); err != nil {
+		if _, err := storetest.WritesOf(t, st).WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.FinishBoard(ctx, 10); err != nil {
+	if _, err := storetest.WritesOf(t, st).FinishBoard(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
 	s.waitText("#state", "done") // pushed over the websocket
@@ -614,6 +614,7 @@ func TestViewerInBrowser(t *testing.T) {
 	if !slices.Equal(names, wantNames) {
 		s.fail("details images %v, want %v", names, wantNames)
 	}
+	s.checkCaptionWords()
 	if !strings.Contains(s.url(), "show=") {
 		s.fail("address bar %q does not hold the open solution", s.url())
 	}
@@ -775,6 +776,15 @@ func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 	s := startBrowser(t, chromium, api.Base)
 	const size = 12
 
+	// --- N ≥ 12: the cards' placements wrap between numbers, evenly --------
+	ref := oeis.MustLoad(t)
+	for n := 12; n <= 14; n++ {
+		s.do(fmt.Sprintf("loading N=%d", n), chromedp.Navigate(fmt.Sprintf("%s/?n=%d", api.Base, n)))
+		s.waitRange(fmt.Sprintf("Solutions 1–%d of %s", size, group3(ref[n].Total)))
+		s.checkPlacements(firstSolutions(n, size), 1)
+		s.checkPlacementLines(fmt.Sprintf("N=%d", n))
+	}
+
 	// --- N=20: the server ranks none of its solutions; the page counts on ---
 	first := firstSolutions(20, 3*size)
 	s.do("loading N=20", chromedp.Navigate(api.Base+"/?n=20"))
@@ -782,6 +792,7 @@ func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 	s.waitRange(fmt.Sprintf("Solutions 1–%d", size))
 	s.checkPlacements(first[:size], 1)
 	s.do("settling", chromedp.Sleep(300*time.Millisecond))
+	s.checkPlacementLines("N=20")
 	s.screenshot("n20")
 	s.do("clicking Next", chromedp.Click("#next"))
 	s.waitRange(fmt.Sprintf("Solutions %d–%d", size+1, 2*size))
@@ -852,6 +863,9 @@ func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 		{"n=abc", `n=“abc” is not a board size: N is a whole number from 1 to 32. Showing N = 8 instead.`},
 		{"n=", `n is empty: N is a whole number from 1 to 32. Showing N = 8 instead.`},
 		{"n=8&mode=odd&size=7", `mode=“odd” is not a listing: it is all or unique. Showing all solutions. size=“7” is not a page size: it is 6, 12, 24 or 48. Showing 12 boards per page.`},
+		// A parameter the page does not know is not ignored silently.
+		{"n=8&unique=1", `“unique” is not a setting of this page, ignored: the address takes n, mode, size, where, after, before, last, at and show (for one solution per symmetry class: mode=unique).`},
+		{"n=8&page=2&sort=x&page=3", `“page”, “sort” are not settings of this page, ignored: the address takes n, mode, size, where, after, before, last, at and show.`},
 	} {
 		s.do("loading /?"+c.query, chromedp.Navigate(api.Base+"/?"+c.query))
 		s.waitText("#summary-n", "8")
@@ -872,4 +886,68 @@ func TestViewerUnstoredBoardInBrowser(t *testing.T) {
 	s.wait("the notice has gone", `document.querySelector('#notice').hidden`)
 
 	s.checkConsole()
+}
+
+// checkPlacementLines: each card's placement (what, e.g. "N=20") wraps
+// only between numbers, and into lines of more than one number: a number
+// is never cut, nor left alone on a line of its own.
+func (s *session) checkPlacementLines(what string) {
+	s.t.Helper()
+	var cards []struct {
+		Text   string
+		Broken []string
+		Lines  []int // numbers on each line, top to bottom
+	}
+	s.eval(`[...document.querySelectorAll('#boards .card .placement')].map((code) => {
+		const node = code.firstChild, text = node.textContent, broken = [], lines = new Map();
+		let at = 0;
+		for (const num of text.split(' ')) {
+			const r = document.createRange();
+			r.setStart(node, at);
+			r.setEnd(node, at + num.length);
+			at += num.length + 1;
+			const rects = [...r.getClientRects()];
+			if (rects.length !== 1) broken.push(num);
+			const top = Math.round(rects[0].top);
+			lines.set(top, (lines.get(top) || 0) + 1);
+		}
+		return { text, broken, lines: [...lines.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]) };
+	})`, &cards)
+	if len(cards) == 0 {
+		s.fail("%s: no card shows a placement", what)
+	}
+	for _, c := range cards {
+		if len(c.Broken) > 0 {
+			s.fail("%s: placement %q cuts the numbers %v across lines", what, c.Text, c.Broken)
+		}
+		if len(c.Lines) > 1 && slices.Contains(c.Lines, 1) {
+			s.fail("%s: placement %q wraps into lines of %v numbers: one number alone on a line", what, c.Text, c.Lines)
+		}
+	}
+}
+
+// checkCaptionWords: the details' symmetry captions (reflectAntiDiagonal)
+// wrap between their words, never inside one (reflectVertic|al).
+func (s *session) checkCaptionWords() {
+	s.t.Helper()
+	var captions []struct {
+		Name  string
+		Split []string // words laid out on more than one line
+	}
+	s.eval(`[...document.querySelectorAll('#d-images .image-name')].map((cap) => ({
+		name: cap.textContent,
+		split: [...cap.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).filter((n) => {
+			const r = document.createRange();
+			r.selectNodeContents(n);
+			return r.getClientRects().length !== 1;
+		}).map((n) => n.textContent),
+	}))`, &captions)
+	if len(captions) != 8 {
+		s.fail("the details show %d symmetry captions, want 8", len(captions))
+	}
+	for _, c := range captions {
+		if len(c.Split) > 0 {
+			s.fail("caption %q breaks inside the words %v", c.Name, c.Split)
+		}
+	}
 }

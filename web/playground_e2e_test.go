@@ -196,6 +196,18 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if !slices.Equal(tabs, wantTabs) {
 		s.fail("tabs %q, want the examples %q", tabs, wantTabs)
 	}
+	// The first example is on screen: none of its lines runs past the
+	// editor's right edge.
+	var overflowing []string
+	s.eval(`(() => {
+		const box = document.querySelector('.graphiql-query-editor .CodeMirror').getBoundingClientRect();
+		return [...document.querySelectorAll('.graphiql-query-editor .CodeMirror-line > span')]
+			.filter((line) => line.getBoundingClientRect().right > box.right)
+			.map((line) => line.textContent);
+	})()`, &overflowing)
+	if len(overflowing) > 0 {
+		s.fail("the first example's lines run past the editor's edge: %q", overflowing)
+	}
 	s.screenshot("playground")
 
 	// --- the first example runs ---------------------------------------------

@@ -19,7 +19,7 @@ import (
 // requestsOnly is a precompute engine that records requests in the store
 // and queues no work: the board stays pending, as it does until a worker
 // takes it.
-type requestsOnly struct{ st store.Store }
+type requestsOnly struct{ st storetest.Writes }
 
 func (r requestsOnly) Precompute(ctx context.Context, req store.BoardRequest, _ *bool) (store.Board, error) {
 	b, _, err := r.st.RequestBoard(ctx, req)
@@ -44,7 +44,7 @@ func TestViewerRequestedByInBrowser(t *testing.T) {
 	const token = "viewer-token"
 	api := apitest.Setup(t, func(c *server.Config) {
 		c.Graph.Boards, c.Graph.Stored = st, st
-		c.Graph.Precompute, c.Graph.AdminToken = requestsOnly{st}, token
+		c.Graph.Precompute, c.Graph.AdminToken = requestsOnly{storetest.WritesOf(t, st)}, token
 	})
 	api.Server.Handle("/", web.Handler())
 	s := startBrowser(t, chromium, api.Base)

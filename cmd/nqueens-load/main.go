@@ -16,16 +16,24 @@
 // answer is an error unless it is HTTP 200 with data and no GraphQL errors.
 // It exits 1 when any request failed.
 //
+// With --floor it also starts a floor (floor.go): a bare net/http server,
+// in a process of its own, answering every request with the bytes and
+// headers the server gave for the first page. It measures the server and
+// the floor in turn, --rounds times, and prints the ratio of their
+// requests per second and of their p99 latencies: what the server costs
+// above the transport, in a figure that means the same on any machine.
+//
 // The hidden setup command stores a board, so that the server pages it from
 // the store:
 //
-//	nqueens-load fill N
+//	nqueens-load fill N [--database-url URL | --sqlite-path FILE]
 //
-// plans board N in the database the environment selects (DATABASE_URL, else
-// the SQLite file at NQUEENS_SQLITE_PATH, default ./nqueens.db), writes all
-// its chunks (each enumerated by the solver and written by WriteChunk in one
-// transaction, as the precompute workers do) and finishes it. A board that is
-// done already is left as it is.
+// computes board N with its solutions into the database the settings
+// select, as nqueens has them (--database-url or DATABASE_URL, else the
+// SQLite file at --sqlite-path or NQUEENS_SQLITE_PATH, default
+// ./nqueens.db): the precompute engine plans it and works its jobs in this
+// process, as `nqueens precompute --wait` does. A board that is done
+// already is left as it is.
 //
 // Three more hidden commands measure what docs/PERFORMANCE.md ("Soak") and
 // docs/SCALING.md report:
@@ -44,10 +52,11 @@
 //
 //	nqueens-load plan N [--tasks-per-chunk K]
 //
-// plans a counts-only board of N in the Postgres database of DATABASE_URL
-// with K tasks a chunk and queues its chunk jobs, for `nqueens worker`
-// processes to work: with one task a chunk, a measure of River's jobs per
-// second (plan.go).
+// plans a counts-only board of N in the Postgres database of
+// --database-url (DATABASE_URL) with K tasks a chunk and queues its chunk
+// jobs as the engine's board job does, for `nqueens worker` processes to
+// work: with one task a chunk, a measure of River's jobs per second
+// (plan.go).
 package main
 
 import (
@@ -69,13 +78,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/progress"
+	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
-	"github.com/nqueens/nqueens/store/sqlite"
 )
 
 func main() {
@@ -88,13 +99,15 @@ func main() {
 	}
 	switch command {
 	case "fill":
-		err = runFill(ctx, os.Args[2:], os.Stdout)
+		err = runFill(ctx, os.Args[2:], os.LookupEnv, os.Stdout)
 	case "estimate":
 		err = runEstimate(ctx, os.Args[2:], os.Stdout)
 	case "soak":
 		err = runSoak(ctx, os.Args[2:], os.Stdout)
 	case "plan":
-		err = runPlan(ctx, os.Args[2:], os.Stdout)
+		err = runPlan(ctx, os.Args[2:], os.LookupEnv, os.Stdout)
+	case "floor":
+		err = runFloor(ctx, os.Args[2:], os.Stdout)
 	default:
 		err = runLoad(ctx, os.Args[1:], os.Stdout)
 	}
@@ -123,6 +136,9 @@ type config struct {
 	duration    time.Duration
 	warmup      time.Duration
 	timeout     time.Duration
+	encoding    string // Accept-Encoding of the requests, "" for none
+	floor       bool   // also measure the floor (floor.go), alternating
+	rounds      int    // rounds of server then floor, with floor
 }
 
 func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
@@ -136,6 +152,9 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&c.duration, "duration", 30*time.Second, "how long to measure")
 	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "how long to send before measuring (not reported)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit of one request")
+	fs.StringVar(&c.encoding, "encoding", "", "ask for answers compressed: gzip or zstd (sent as Accept-Encoding; answers are checked once decoded)")
+	fs.BoolVar(&c.floor, "floor", false, "also measure a bare net/http server answering the same bytes, alternating with the server, and print the ratio")
+	fs.IntVar(&c.rounds, "rounds", 3, "with --floor: rounds of the server then the floor, each --duration long")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return nil // the flag package printed the flags
 	} else if err != nil {
@@ -146,8 +165,10 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError("unexpected arguments: " + strings.Join(fs.Args(), " "))
 	case c.n < 4 || c.n > solver.MaxSearchN:
 		return usageError(fmt.Sprintf("--n must be from 4 to %d", solver.MaxSearchN))
-	case c.first < 1 || c.cursors < 1 || c.concurrency < 1 || c.duration <= 0 || c.warmup < 0:
-		return usageError("--first, --cursors, --concurrency and --duration must be positive")
+	case c.encoding != "" && c.encoding != "gzip" && c.encoding != "zstd":
+		return usageError("--encoding must be gzip or zstd")
+	case c.first < 1 || c.cursors < 1 || c.concurrency < 1 || c.duration <= 0 || c.warmup < 0 || c.rounds < 1:
+		return usageError("--first, --cursors, --concurrency, --duration and --rounds must be positive")
 	}
 
 	cursors, err := spreadCursors(ctx, c.n, c.cursors)
@@ -161,10 +182,58 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "target   %s\nquery    solutions(n: %d, first: %d, after: <%d cursors over the whole listing>)\nworkers  %d, back to back, for %s after %s of warm-up\nGOMAXPROCS %d\n",
 		c.url, c.n, c.first, len(cursors), c.concurrency, c.duration, c.warmup, runtime.GOMAXPROCS(0))
 
+	if !c.floor {
+		r, err := warmAndMeasure(ctx, c, targets, stdout)
+		if err != nil {
+			return err
+		}
+		if r.errors > 0 {
+			return fmt.Errorf("%d of %d requests failed", r.errors, r.requests)
+		}
+		return nil
+	}
+	s, err := takeSample(ctx, targets[0])
+	if err != nil {
+		return err
+	}
+	floor, err := startFloor(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+	fmt.Fprintf(stdout, "floor    %s answers the %d bytes of the first page, %d rounds\n", floor.url, len(s.body), c.rounds)
+	var cmp comparison
+	failed := uint64(0)
+	for round := 1; round <= c.rounds; round++ {
+		fmt.Fprintf(stdout, "\n-- round %d: server\n", round)
+		r, err := warmAndMeasure(ctx, c, targets, stdout)
+		if err != nil {
+			return err
+		}
+		failed += r.errors
+		fmt.Fprintf(stdout, "\n-- round %d: floor\n", round)
+		f, err := warmAndMeasure(ctx, c, onFloor(targets, floor.url), stdout)
+		if err != nil {
+			return err
+		}
+		failed += f.errors
+		cmp.server, cmp.floor = append(cmp.server, r), append(cmp.floor, f)
+	}
+	fmt.Fprintln(stdout)
+	cmp.print(stdout)
+	if failed > 0 {
+		return fmt.Errorf("%d requests failed", failed)
+	}
+	return nil
+}
+
+// warmAndMeasure sends the targets for c.warmup unmeasured, then for
+// c.duration measured, and prints the measure.
+func warmAndMeasure(ctx context.Context, c config, targets []vegeta.Target, stdout io.Writer) (*result, error) {
 	if c.warmup > 0 {
 		w, err := attack(ctx, c, targets, c.warmup, "warmup")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(stdout, "warm-up  %d requests, %d errors\n", w.requests, w.errors)
 	}
@@ -172,16 +241,13 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	r, err := attack(ctx, c, targets, c.duration, "load")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var after syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
 	r.cpu = cpuTime(after) - cpuTime(before)
 	r.print(stdout)
-	if r.errors > 0 {
-		return fmt.Errorf("%d of %d requests failed", r.errors, r.requests)
-	}
-	return nil
+	return r, nil
 }
 
 // spreadCursors returns up to k cursors of the full listing of N, spread
@@ -231,6 +297,9 @@ const pageQuery = `query Page($n: Int!, $first: Int!, $after: String) {
 
 func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
 	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/graphql-response+json"}}
+	if c.encoding != "" {
+		header.Set("Accept-Encoding", c.encoding)
+	}
 	out := make([]vegeta.Target, len(cursors))
 	for i, cur := range cursors {
 		body, err := json.Marshal(map[string]any{
@@ -297,27 +366,61 @@ func attack(ctx context.Context, c config, targets []vegeta.Target, d time.Durat
 
 // check says what is wrong with an answer, "" when nothing.
 func check(res *vegeta.Result) string {
+	body, err := decoded(res)
 	switch {
+	case err != nil:
+		return err.Error()
 	case res.Error != "":
 		return res.Error
 	case res.Code != http.StatusOK:
 		return "HTTP " + strconv.Itoa(int(res.Code))
-	case bytes.Contains(res.Body, []byte(`"errors"`)):
-		return "GraphQL errors: " + string(res.Body[:min(len(res.Body), 300)])
-	case !bytes.Contains(res.Body, []byte(`"edges":[{`)):
-		return "no edges: " + string(res.Body[:min(len(res.Body), 300)])
+	case bytes.Contains(body, []byte(`"errors"`)):
+		return "GraphQL errors: " + string(body[:min(len(body), 300)])
+	case !bytes.Contains(body, []byte(`"edges":[{`)):
+		return "no edges: " + string(body[:min(len(body), 300)])
 	}
 	return ""
 }
 
-func (r *result) print(w io.Writer) {
-	slices.Sort(r.latencies)
-	q := func(f float64) time.Duration {
-		if len(r.latencies) == 0 {
-			return 0
+// decoded is an answer's body with its Content-Encoding undone.
+func decoded(res *vegeta.Result) ([]byte, error) {
+	var r io.Reader
+	switch enc := res.Headers.Get("Content-Encoding"); enc {
+	case "":
+		return res.Body, nil
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(res.Body))
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		return r.latencies[int(f*float64(len(r.latencies)-1))]
+		r = zr
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(res.Body), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, fmt.Errorf("Content-Encoding %q", enc)
 	}
+	return io.ReadAll(r)
+}
+
+// rate is the requests per second the attack sustained.
+func (r *result) rate() float64 { return float64(r.requests) / r.elapsed.Seconds() }
+
+// quantile is the latency below which a fraction f of the answers came.
+func (r *result) quantile(f float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	slices.Sort(r.latencies)
+	return r.latencies[int(f*float64(len(r.latencies)-1))]
+}
+
+func (r *result) print(w io.Writer) {
+	q := r.quantile
 	ms := func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + " ms"
 	}
@@ -327,7 +430,7 @@ func (r *result) print(w io.Writer) {
 	}
 	sort.Strings(codes)
 	fmt.Fprintf(w, "requests %d in %s\n", r.requests, r.elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "rate     %.0f requests/s\n", float64(r.requests)/r.elapsed.Seconds())
+	fmt.Fprintf(w, "rate     %.0f requests/s\n", r.rate())
 	fmt.Fprintf(w, "latency  p50 %s, p90 %s, p99 %s, max %s\n", ms(q(0.50)), ms(q(0.90)), ms(q(0.99)), ms(q(1)))
 	fmt.Fprintf(w, "errors   %d (%.3f%%)\n", r.errors, 100*float64(r.errors)/float64(max(r.requests, 1)))
 	fmt.Fprintf(w, "status   %s\n", strings.Join(codes, ", "))
@@ -357,73 +460,56 @@ func parseBoardArgs(fs *flag.FlagSet, args []string, usage string) (string, erro
 	return nArg[0], nil
 }
 
-// runFill stores board N through the store, as the workers do.
-func runFill(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return usageError("usage: nqueens-load fill N")
+// runFill stores board N with its solutions as `nqueens precompute
+// --wait` does: it opens the database (migrating it), asks the precompute
+// engine for the board and works its jobs here until it is done.
+func runFill(ctx context.Context, args []string, env lookupEnv, stdout io.Writer) error {
+	fs := flag.NewFlagSet("nqueens-load fill", flag.ContinueOnError)
+	database := databaseFlags(fs, env)
+	nArg, err := parseBoardArgs(fs, args, "usage: nqueens-load fill N [--database-url URL | --sqlite-path FILE]")
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return err
 	}
-	n, err := strconv.Atoi(args[0])
+	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 1 || n > 16 {
 		return usageError("fill: N must be a board size from 1 to 16 (all its solutions are stored)")
 	}
-	var st store.Store
-	if u := os.Getenv("DATABASE_URL"); u != "" {
-		cfg := postgres.DefaultConfig()
-		cfg.URL = u
-		s, err := postgres.Open(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		st = s
-	} else {
-		path := os.Getenv("NQUEENS_SQLITE_PATH")
-		if path == "" {
-			path = "./nqueens.db"
-		}
-		cfg := sqlite.DefaultConfig()
-		cfg.Path = path
-		s, err := sqlite.Open(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		st = s
-	}
-	defer st.Close()
-
-	start := time.Now()
-	depth := solver.DefaultChunkDepth(n)
-	b, _, err := st.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "nqueens-load fill"}, nil)
+	db, err := database()
 	if err != nil {
 		return err
 	}
-	if b.State == store.Done {
+	cfg := engineConfig(stdout)
+	cfg.StoreMaxN = max(cfg.StoreMaxN, n)
+	st, j, err := service.Open(ctx, db, true, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if b, err := st.Board(ctx, n); err == nil && b.State == store.Done {
 		fmt.Fprintf(stdout, "N=%d is done already: %d solutions\n", n, b.Counts.Total)
 		return nil
 	}
-	if b.State != store.Running || !b.StoresSolutions || b.ChunkDepth != depth {
-		return fmt.Errorf("board N=%d is %s (stores solutions %t, chunk depth %d); fill needs it new, or running with its solutions at depth %d",
-			n, b.State, b.StoresSolutions, b.ChunkDepth, depth)
+
+	start := time.Now()
+	if err := j.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
 	}
-	chunks, err := solver.Chunks(n, depth)
+	defer j.Shutdown()
+	stores := true
+	b, err := j.Precompute(ctx, store.BoardRequest{N: n, RequestedBy: "nqueens-load fill"}, &stores)
 	if err != nil {
 		return err
 	}
-	for i, c := range chunks {
-		last, err := st.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
-		if err != nil {
-			return fmt.Errorf("chunk %d (%v): %w", i, c, err)
-		}
-		if last {
-			if b, err = st.FinishBoard(ctx, n); err != nil {
-				return err
-			}
-		}
-		if (i+1)%200 == 0 {
-			fmt.Fprintf(stdout, "%d of %d chunks\n", i+1, len(chunks))
-		}
+	if err := progress.Watch(ctx, st, []int{n}, []store.Board{b}, stdout); err != nil {
+		return err
 	}
-	if b.State != store.Done {
-		return fmt.Errorf("board N=%d: every chunk is written but the board is %s", n, b.State)
+	if b, err = st.Board(ctx, n); err != nil {
+		return err
+	}
+	if b.State != store.Done || !b.StoresSolutions {
+		return fmt.Errorf("board N=%d is %s (stores solutions %t); fill needs it done with its solutions", n, b.State, b.StoresSolutions)
 	}
 	fmt.Fprintf(stdout, "N=%d stored: %d solutions in %s\n", n, b.Counts.Total, time.Since(start).Round(time.Millisecond))
 	return nil

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +14,22 @@ import (
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
+
+// TestMain lets the test binary stand in for nqueens-load when --floor
+// starts its floor process (os.Executable is the test binary here).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		err := runFloor(ctx, os.Args[2:], os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // TestLoad runs the load generator briefly against a real server (pages
 // of N=8 from the solver): every request answered, none failed.
@@ -29,15 +48,84 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// TestFill stores a board through the store, as the workers do, and
+// TestLoadWithFloor measures the server and the floor in turn: the floor
+// answers the server's bytes (so every check passes on it too), and the
+// ratio line is printed.
+func TestLoadWithFloor(t *testing.T) {
+	b := apitest.Setup(t)
+	var out bytes.Buffer
+	err := runLoad(t.Context(), []string{"--url", b.URL, "--n", "8", "--first", "5", "--cursors", "30",
+		"--concurrency", "4", "--duration", "300ms", "--warmup", "0s", "--floor", "--rounds", "2"}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	text := out.String()
+	if got := strings.Count(text, "errors   0 (0.000%)"); got != 4 {
+		t.Errorf("%d measures without errors; want 4 (2 rounds of server and floor):\n%s", got, text)
+	}
+	for _, want := range []string{"-- round 2: floor", "ratio    server/floor requests/s: median ", "(rounds "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestLoadCompressed: answers asked for compressed are checked once
+// decoded, and come compressed (fewer bytes than plain).
+func TestLoadCompressed(t *testing.T) {
+	b := apitest.Setup(t)
+	perAnswer := map[string]float64{}
+	for _, enc := range []string{"", "gzip", "zstd"} {
+		var out bytes.Buffer
+		args := []string{"--url", b.URL, "--n", "8", "--first", "40", "--cursors", "10",
+			"--concurrency", "2", "--duration", "300ms", "--warmup", "0s"}
+		if enc != "" {
+			args = append(args, "--encoding", enc)
+		}
+		if err := runLoad(t.Context(), args, &out); err != nil || !strings.Contains(out.String(), "errors   0 (0.000%)") {
+			t.Fatalf("--encoding %q: %v\n%s", enc, err, out.String())
+		}
+		var n float64
+		if _, err := fmt.Sscanf(out.String()[strings.Index(out.String(), "bytes in "):], "bytes in %f per answer", &n); err != nil {
+			t.Fatalf("--encoding %q: %v\n%s", enc, err, out.String())
+		}
+		perAnswer[enc] = n
+	}
+	if perAnswer["gzip"] >= perAnswer[""]/2 || perAnswer["zstd"] >= perAnswer[""]/2 {
+		t.Errorf("bytes per answer %v: want the compressed ones under half the plain", perAnswer)
+	}
+	if err := runLoad(t.Context(), []string{"--url", b.URL, "--encoding", "br"}, &bytes.Buffer{}); err == nil {
+		t.Error("--encoding br accepted")
+	}
+}
+
+// TestFloorRefusesBadArguments: the floor says what it needs.
+func TestFloorRefusesBadArguments(t *testing.T) {
+	for _, args := range [][]string{{}, {"--body", "x", "extra"}, {"--body", "x", "--header", "no colon"}} {
+		err := runFloor(t.Context(), args, &bytes.Buffer{})
+		if _, ok := err.(usageError); !ok {
+			t.Errorf("floor %q: %v; want a usage error", args, err)
+		}
+	}
+}
+
+// envOf is an environment of vars only.
+func envOf(vars map[string]string) lookupEnv {
+	return func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok
+	}
+}
+
+// TestFill stores a board through the precompute engine, as nqueens
+// precompute --wait does, in the SQLite file the environment names, and
 // leaves a done board alone.
 func TestFill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	t.Setenv("DATABASE_URL", "")
-	t.Setenv("NQUEENS_SQLITE_PATH", path)
+	env := envOf(map[string]string{"NQUEENS_SQLITE_PATH": path})
 	for _, want := range []string{"N=9 stored: 352 solutions", "N=9 is done already: 352 solutions"} {
 		var out bytes.Buffer
-		if err := runFill(context.Background(), []string{"9"}, &out); err != nil || !strings.Contains(out.String(), want) {
+		if err := runFill(context.Background(), []string{"9"}, env, &out); err != nil || !strings.Contains(out.String(), want) {
 			t.Fatalf("fill 9: %v, %q; want %q", err, out.String(), want)
 		}
 	}
@@ -46,7 +134,19 @@ func TestFill(t *testing.T) {
 	if err != nil || b.State != store.Done || !b.StoresSolutions || b.Counts.Unique != 46 {
 		t.Fatalf("board 9 after fill: %+v, %v", b, err)
 	}
-	if err := runFill(context.Background(), []string{"17"}, &bytes.Buffer{}); err == nil {
+	if err := runFill(context.Background(), []string{"17"}, env, &bytes.Buffer{}); err == nil {
 		t.Error("fill 17 (beyond what is stored) succeeded")
+	}
+}
+
+// TestMedian: the middle value, or the mean of the two middle ones.
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(c.xs); got != c.want {
+			t.Errorf("median(%v) = %v; want %v", c.xs, got, c.want)
+		}
 	}
 }

@@ -6,29 +6,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-
+	"github.com/nqueens/nqueens/internal/service"
+	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/postgres"
 )
 
 // runPlan plans a counts-only board with chunks of a chosen number of the
-// counter's tasks and queues its chunk jobs, as a board job does, for the
-// `nqueens worker` processes running on the same Postgres to work. One
-// task a chunk makes thousands of jobs that take well under a millisecond
-// to compute at N=16, so that the time the board takes is River's and the
-// database's per job (docs/SCALING.md, "The first bottleneck").
-func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
+// counter's tasks and queues its chunk jobs, as a board job does
+// (precompute.Engine.PlanBoard), for the `nqueens worker` processes running
+// on the same Postgres to work. One task a chunk makes thousands of jobs
+// that take well under a millisecond to compute at N=16, so that the time
+// the board takes is River's and the database's per job
+// (docs/SCALING.md, "The first bottleneck").
+func runPlan(ctx context.Context, args []string, env lookupEnv, stdout io.Writer) error {
 	fs := flag.NewFlagSet("nqueens-load plan", flag.ContinueOnError)
 	perChunk := fs.Int("tasks-per-chunk", 1, "the counter's tasks in a chunk: one chunk job each")
-	nArg, err := parseBoardArgs(fs, args, "usage: nqueens-load plan N [--tasks-per-chunk K] (DATABASE_URL: the Postgres database the workers use)")
+	database := databaseFlags(fs, env)
+	nArg, err := parseBoardArgs(fs, args, "usage: nqueens-load plan N [--tasks-per-chunk K] [--database-url URL] (DATABASE_URL: the Postgres database the workers use)")
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	} else if err != nil {
@@ -38,30 +35,20 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil || n < 4 || n > precompute.MaxN || *perChunk < 1 {
 		return usageError(fmt.Sprintf("plan: N must be from 4 to %d and --tasks-per-chunk positive", precompute.MaxN))
 	}
-	url := os.Getenv("DATABASE_URL")
-	if !strings.HasPrefix(url, "postgres") {
-		return usageError("plan: DATABASE_URL must name the Postgres database the workers use")
+	db, err := database()
+	if err != nil {
+		return err
 	}
-	cfg := postgres.DefaultConfig()
-	cfg.URL = url
-	st, err := postgres.Open(ctx, cfg)
+	if db.Dialect() != migrations.Postgres {
+		return usageError("plan: --database-url (DATABASE_URL) must name the Postgres database the workers use")
+	}
+	st, j, err := service.Open(ctx, db, true, engineConfig(stdout))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	client, err := river.NewClient(riverpgxv5.New(st.Pool()), &river.Config{})
-	if err != nil {
-		return err
-	}
 	p := store.BoardPlan{N: n, Tasks: true, TasksPerChunk: *perChunk, SolverVersion: precompute.SolverVersion}
-	b, claimed, err := st.PlanBoard(ctx, p, func(ctx context.Context, tx any, _ store.Board, todo []store.ChunkRecord) error {
-		params := make([]river.InsertManyParams, len(todo))
-		for i, c := range todo {
-			params[i] = river.InsertManyParams{Args: precompute.ChunkArgs{N: c.N, Index: c.Index, Tasks: c.Tasks}}
-		}
-		_, err := client.InsertManyTx(ctx, tx.(pgx.Tx), params)
-		return err
-	})
+	b, claimed, err := j.PlanBoard(ctx, p)
 	if err != nil {
 		return err
 	}

@@ -30,14 +30,14 @@ func TestPlan(t *testing.T) {
 	if err := precompute.MigrateUp(ctx, driver); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("DATABASE_URL", u)
+	env := envOf(map[string]string{"DATABASE_URL": u})
 
 	tasks, err := solver.Tasks(12)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := runPlan(ctx, []string{"12", "--tasks-per-chunk", "1"}, &out); err != nil {
+	if err := runPlan(ctx, []string{"12", "--tasks-per-chunk", "1"}, env, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	var jobs int
@@ -73,7 +73,7 @@ func TestPlan(t *testing.T) {
 		return ""
 	})
 
-	if err := runPlan(ctx, []string{"12"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "already") {
+	if err := runPlan(ctx, []string{"12"}, env, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "already") {
 		t.Errorf("planning a done board again: %v", err)
 	}
 }

@@ -46,9 +46,7 @@ func (a *askedBoards) PrecomputeCount(context.Context, int, solver.Filter) (stor
 // (this process) sampled from the start to the end.
 func TestSoak(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	t.Setenv("DATABASE_URL", "")
-	t.Setenv("NQUEENS_SQLITE_PATH", path)
-	if err := runFill(context.Background(), []string{"9"}, &bytes.Buffer{}); err != nil {
+	if err := runFill(context.Background(), []string{"9", "--sqlite-path", path}, envOf(nil), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	st := sqlitetest.Open(t, path)

@@ -8,8 +8,8 @@ import (
 // Postgres; without it, the SQLite file at --sqlite-path or
 // NQUEENS_SQLITE_PATH.
 const (
-	envDatabaseURL   = "DATABASE_URL"
-	defaultSQLiteDB  = "./nqueens.db"
+	envDatabaseURL   = service.EnvDatabaseURL
+	defaultSQLiteDB  = service.DefaultSQLitePath
 	databaseEnvUsage = "--database-url or " + envDatabaseURL + "=postgres://… selects Postgres; without it, the SQLite file at\n--sqlite-path or NQUEENS_SQLITE_PATH (default " + defaultSQLiteDB + ")"
 )
 
@@ -25,13 +25,12 @@ func (o *databaseOptions) settings() []setting {
 	}
 }
 
-// database is the database the settings of t select.
+// database is the database the settings of t select
+// (service.SelectDatabase).
 func (o *databaseOptions) database(t *settingsTable) (service.Database, error) {
-	switch {
-	case o.url != "":
-		return service.Database{URL: o.url}, nil
-	case o.sqlitePath == "":
-		return service.Database{}, usagef("%s is empty; name the SQLite file (default %s), or give a Postgres URL", t.name("sqlite-path"), defaultSQLiteDB)
+	db, err := service.SelectDatabase(o.url, o.sqlitePath)
+	if err != nil {
+		return db, usagef("%s is empty; name the SQLite file (default %s), or give a Postgres URL", t.name("sqlite-path"), defaultSQLiteDB)
 	}
-	return service.Database{Path: o.sqlitePath}, nil
+	return db, nil
 }

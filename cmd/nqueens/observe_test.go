@@ -78,14 +78,14 @@ func TestServeMetricsAndLogs(t *testing.T) {
 	t.Parallel()
 	for _, db := range []struct {
 		name string
-		open func(t *testing.T) (args []string, st store.Store)
+		open func(t *testing.T) (args []string, st store.ReadCloser)
 	}{
-		{"sqlite", func(t *testing.T) ([]string, store.Store) {
+		{"sqlite", func(t *testing.T) ([]string, store.ReadCloser) {
 			path := filepath.Join(t.TempDir(), "flagged.db")
 			st := sqlitetest.Open(t, path)
 			return []string{"--sqlite-path", path}, st
 		}},
-		{"postgres", func(t *testing.T) ([]string, store.Store) {
+		{"postgres", func(t *testing.T) ([]string, store.ReadCloser) {
 			u, _ := pgtest.Schema(t)
 			return []string{"--database-url", u}, pgtest.Open(t, u)
 		}},
@@ -125,7 +125,8 @@ func TestServeMetricsAndLogs(t *testing.T) {
 			for _, series := range []string{`nqueens_pool_total{pool="connections"}`, `nqueens_pool_share{pool="memory"}`,
 				`nqueens_refusals_total{pool="rate_limit",scope="client"}`, `nqueens_refusals_total{pool="exports",scope="total"}`,
 				`nqueens_websocket_refusals_total{reason="MESSAGE_TOO_BIG"}`, `nqueens_connections_closed_total{reason="evicted_silent"}`,
-				`nqueens_connections{state="open"}`, `nqueens_subscriptions{what="subscribers"}`, "nqueens_memory_budget_bytes"} {
+				`nqueens_connections{state="open"}`, `nqueens_subscriptions{what="subscribers"}`, "nqueens_memory_budget_bytes",
+				`nqueens_answer_cache_requests_total{result="hit"}`} {
 				if _, ok := m[series]; !ok {
 					t.Errorf("no %s in /metrics", series)
 				}
@@ -139,7 +140,9 @@ func TestServeMetricsAndLogs(t *testing.T) {
 			if id := s.postWithID(t, "test-request-42", page); id != "test-request-42" {
 				t.Errorf("X-Request-Id answered %q, want the client's", id)
 			}
-			s.postWithID(t, "test-request-43", page) // the same page: from the cache
+			s.postWithID(t, "test-request-43", page) // the same request: from the answer cache
+			// The same page in other words: built again, from the page cache.
+			s.postWithID(t, "test-request-45", `{"query":"query PageEightAgain { solutions(n: 8, first: 3) { edges { node { placement } } } }"}`)
 			s.postWithID(t, "test-request-44", `{"query":"query Broken { count(n: 0) { total } }"}`)
 
 			after := s.scrape(t)
@@ -156,7 +159,11 @@ func TestServeMetricsAndLogs(t *testing.T) {
 			}
 			const hits = `nqueens_cache_lookups_total{cache="page",result="hit"}`
 			if got := after[hits] - m[hits]; got < 1 {
-				t.Errorf("%s rose by %v on a repeated page, want 1 or more", hits, got)
+				t.Errorf("%s rose by %v on a page asked again in other words, want 1 or more", hits, got)
+			}
+			const answerHits = `nqueens_answer_cache_requests_total{result="hit"}`
+			if got := after[answerHits] - m[answerHits]; got != 1 {
+				t.Errorf("%s rose by %v on a repeated request, want 1", answerHits, got)
 			}
 			if after[`nqueens_store_query_duration_seconds_count{method="Page"}`] < 1 ||
 				after[`nqueens_store_query_duration_seconds_count{method="Board"}`] < 1 {

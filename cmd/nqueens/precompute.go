@@ -77,7 +77,7 @@ func runPrecompute(ctx context.Context, args []string, c console) error {
 		return usagef("--where names no square: leave it out to compute the boards themselves")
 	}
 	for _, n := range ns {
-		if err := filter.Check(n); err != nil {
+		if err := filter.Validate(n); err != nil {
 			return usagef("--where: %v", err)
 		}
 	}

@@ -16,7 +16,7 @@ const countPollEvery = 200 * time.Millisecond
 // precomputeCounts asks for the count of each board of ns under f
 // (precompute --where). Without wait it prints where each stands; with
 // wait (the jobs run here too) it prints each count as it is done.
-func precomputeCounts(ctx context.Context, j *service.Jobs, st store.Store, ns []int, f solver.Filter, wait bool, c console) error {
+func precomputeCounts(ctx context.Context, j *service.Jobs, st store.ReadCloser, ns []int, f solver.Filter, wait bool, c console) error {
 	for _, n := range ns {
 		fc, err := j.PrecomputeCount(ctx, n, f)
 		if err != nil {
@@ -40,7 +40,7 @@ func precomputeCounts(ctx context.Context, j *service.Jobs, st store.Store, ns [
 			if !pending[n] {
 				continue
 			}
-			fc, err := st.FilteredCount(ctx, n, f.Key())
+			fc, err := st.FilteredCount(ctx, n, f)
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,6 @@ import (
 	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
-	"github.com/nqueens/nqueens/internal/storemetrics"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/web"
@@ -43,6 +42,8 @@ type serveOptions struct {
 	database databaseOptions
 	log      logOptions
 	addr     string
+	// debugAddr is where Go's profiles are served ("" for nowhere).
+	debugAddr string
 	// precompute is the range of boards to ask for on start ("" for none).
 	precompute      string
 	shutdownTimeout time.Duration
@@ -69,6 +70,7 @@ func (o *serveOptions) settings() []setting {
 	cfg := &o.server
 	return slices.Concat([]setting{
 		{flag: "addr", into: &o.addr, help: "listen on `HOST:PORT`"},
+		{flag: "debug-addr", into: &o.debugAddr, help: "serve Go's profiles (/debug/pprof/) on `HOST:PORT`, e.g. 127.0.0.1:6060, never the public address; none: not served"},
 		{flag: "admin-token", into: &cfg.Graph.AdminToken, help: "the bearer `TOKEN` mutations and /riverui need (Authorization: Bearer …); none: they are refused. Prefer the variable: a flag shows in the process list"},
 		{flag: "migrate", into: &o.migrate, help: "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is (/readyz then says whether it is current)"},
 		{flag: "precompute", into: &o.precompute, help: "`RANGE` of boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none"},
@@ -103,6 +105,11 @@ func (o *serveOptions) settings() []setting {
 		{flag: "cors-origins", into: &cfg.CORSOrigins, help: "comma-separated `ORIGINS` browsers may call from, e.g. https://example.com, or *; none: same origin only"},
 		{flag: "count-max-n", into: &cfg.Graph.CountMaxN, help: "largest N counted on the spot when the store has no counts; 0: none"},
 		{flag: "page-cache-bytes", into: &cfg.Graph.PageCacheBytes, help: "memory for the pages kept, in bytes (a quarter more for ranks); 0 turns the caches off"},
+		{flag: "compressors", into: &cfg.Compressors, follows: "one per 32 MiB of --memory-limit", follow: func() { cfg.Compressors = server.DefaultCompressors(o.budget.Bytes) },
+			help: "answers and exports compressed at once (gzip or zstd, as Accept-Encoding asks; about 1 MiB each), all clients together; past it, or past --compressors-per-client, an answer goes uncompressed; 0: no compression"},
+		{flag: "compressors-per-client", into: &cfg.CompressorsPerClient, help: "answers and exports one client may have compressed at once"},
+		{flag: "compress-min-bytes", into: &cfg.CompressMinBytes, help: "smallest answer compressed, in bytes"},
+		{flag: "answer-cache-bytes", into: &cfg.AnswerCacheBytes, help: "memory for whole answers that cannot change (pages of finished boards, their counts), kept as bytes and served again to the same request without running it; 0 turns it off"},
 		{flag: "rate-limit", into: &cfg.RateLimit, help: "requests a second each client (remote IP address) may make to /graphql and /export; 0: no limit"},
 		{flag: "rate-burst", into: &cfg.RateBurst, help: "requests a client may make at once, above --rate-limit"},
 		{flag: "client-ipv6-prefix", into: &cfg.ClientIPv6Prefix, help: "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client"},
@@ -206,6 +213,11 @@ func runServe(ctx context.Context, args []string, c console) error {
 		return err
 	}
 	defer ln.Close()
+	if o.debugAddr != "" {
+		if _, err := serveDebug(ctx, o.debugAddr, logger); err != nil {
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+	}
 
 	// The store: Postgres or the SQLite file, migrated unless told not to.
 	// It comes up in the background, workers and all (internal/service):
@@ -221,13 +233,14 @@ func runServe(ctx context.Context, args []string, c console) error {
 			srv.Resolver().PokeBoard(n)
 		}
 	}
-	up := service.NewStartup(service.Config{Database: db, Migrate: o.migrate, Workers: engineCfg,
-		Precompute: o.precompute, Logger: logger})
-	defer up.Close()
-	// The metrics at /metrics (internal/metrics): the API's store calls
-	// are timed, the database's boards and jobs read at each scrape.
+	// The metrics at /metrics (internal/metrics): the store's calls are
+	// timed (its observer), the database's boards and jobs read at each
+	// scrape.
 	m := metrics.New()
-	stored := storemetrics.New(up.Store(), m.Registerer())
+	up := service.NewStartup(service.Config{Database: db, Migrate: o.migrate, Workers: engineCfg,
+		Precompute: o.precompute, Logger: logger, Observe: m.ObserveStore})
+	defer up.Close()
+	stored := up.Store()
 
 	cfg.Graph.Boards, cfg.Graph.Stored, cfg.Graph.Plans = stored, stored, up
 	cfg.ExportStore = stored
@@ -295,6 +308,12 @@ func watchShedding(m *metrics.Metrics, srv *server.Server) {
 			st := srv.Connections()
 			return map[string]int64{"idle_share": st.IdleClosed, "evicted_client": st.EvictedForClient,
 				"evicted_total": st.EvictedForTotal, "evicted_silent": st.EvictedSilent, "unanswered": st.Unanswered}
+		})
+	m.WatchCounts("nqueens_answer_cache_requests_total",
+		"Requests the answer cache could answer (queries without a token), by result: hit (answered with the kept bytes) or miss (run, and kept when the answer cannot change).",
+		"result", prometheus.CounterValue, func() map[string]int64 {
+			hits, misses := srv.AnswerCacheStats()
+			return map[string]int64{"hit": hits, "miss": misses}
 		})
 	m.WatchCounts("nqueens_connections", "Connections open now, by state (open: all of them, websockets included; idle: waiting for their next request).",
 		"state", prometheus.GaugeValue, func() map[string]int64 {

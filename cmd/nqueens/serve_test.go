@@ -90,14 +90,14 @@ func TestServe(t *testing.T) {
 	t.Parallel()
 	for _, db := range []struct {
 		name string
-		env  func(t *testing.T) ([]string, store.Store)
+		env  func(t *testing.T) ([]string, store.ReadCloser)
 	}{
-		{"sqlite", func(t *testing.T) ([]string, store.Store) {
+		{"sqlite", func(t *testing.T) ([]string, store.ReadCloser) {
 			path := filepath.Join(t.TempDir(), "nqueens.db")
 			st := sqlitetest.Open(t, path)
 			return []string{"NQUEENS_SQLITE_PATH=" + path}, st
 		}},
-		{"postgres", func(t *testing.T) ([]string, store.Store) {
+		{"postgres", func(t *testing.T) ([]string, store.ReadCloser) {
 			u, _ := pgtest.Schema(t)
 			return []string{"DATABASE_URL=" + u}, pgtest.Open(t, u)
 		}},

@@ -17,6 +17,9 @@ const (
 	PoolMemory      = "memory"
 	PoolSolver      = "solver"
 	PoolAnswers     = "answers"
+	// PoolCompressors never refuses: without a compressor an answer goes
+	// uncompressed.
+	PoolCompressors = "compressors"
 )
 
 var poolWords = map[string]struct {

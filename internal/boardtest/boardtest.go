@@ -31,7 +31,7 @@ func CheckCounts(t testing.TB, b store.Board) {
 
 // CheckStored checks that the stored solutions of N are the solver's,
 // each once, in order.
-func CheckStored(t testing.TB, s store.Store, n int) {
+func CheckStored(t testing.TB, s store.Reader, n int) {
 	t.Helper()
 	var got []solver.Placement
 	req := store.PageRequest{N: n, Limit: store.MaxPageLimit}
@@ -60,7 +60,7 @@ func CheckStored(t testing.TB, s store.Store, n int) {
 // CheckSquareCounts checks that the statistics of done board N are a
 // tally of the solver's enumeration: every square, of all solutions and of
 // the canonical ones (by the definition, the smallest of their images).
-func CheckSquareCounts(t testing.TB, s store.Store, n int) {
+func CheckSquareCounts(t testing.TB, s store.Reader, n int) {
 	t.Helper()
 	got, err := s.SquareCounts(context.Background(), n)
 	if err != nil {
@@ -84,7 +84,7 @@ func CheckSquareCounts(t testing.TB, s store.Store, n int) {
 
 // WaitFinished waits until the boards ns are done or failed, and returns
 // them; it fails the test after timeout.
-func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int) map[int]store.Board {
+func WaitFinished(t testing.TB, s store.Reader, timeout time.Duration, ns ...int) map[int]store.Board {
 	t.Helper()
 	var out map[int]store.Board
 	eventually.True(t, timeout, func() string {
@@ -109,7 +109,7 @@ func WaitFinished(t testing.TB, s store.Store, timeout time.Duration, ns ...int)
 // Watch reads board n every eventually.Poll, handing each row to until,
 // until it returns true, and returns that row; it fails the test after
 // timeout.
-func Watch(t testing.TB, s store.Store, n int, timeout time.Duration, until func(store.Board) bool) store.Board {
+func Watch(t testing.TB, s store.Reader, n int, timeout time.Duration, until func(store.Board) bool) store.Board {
 	t.Helper()
 	var b store.Board
 	eventually.True(t, timeout, func() string {

@@ -14,7 +14,9 @@ import (
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/sqlite"
 	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
+	"github.com/nqueens/nqueens/store/storetest"
 )
 
 // The hub runs over a real SQLite store, whose boards the tests move
@@ -24,7 +26,7 @@ import (
 
 // counted is a store whose board reads are counted.
 type counted struct {
-	store.Store
+	*sqlite.Store
 	reads, sweeps atomic.Int64
 }
 
@@ -64,10 +66,10 @@ func setup(t *testing.T, poll, sweep time.Duration) (*boardwatch.Hub[state], *co
 }
 
 // plan moves board n to running and returns its chunks.
-func plan(t *testing.T, st store.Store, n int) []solver.Chunk {
+func plan(t *testing.T, st store.ReadCloser, n int) []solver.Chunk {
 	t.Helper()
 	depth := solver.DefaultChunkDepth(n)
-	if _, _, err := st.PlanBoard(t.Context(), store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "boardwatch-test"}, nil); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).PlanBoard(t.Context(), store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: "boardwatch-test"}); err != nil {
 		t.Fatal(err)
 	}
 	chunks, err := solver.Chunks(n, depth)
@@ -78,15 +80,15 @@ func plan(t *testing.T, st store.Store, n int) []solver.Chunk {
 }
 
 // write writes chunk c of its board, finishing the board after its last.
-func write(t *testing.T, st store.Store, n int, c solver.Chunk) {
+func write(t *testing.T, st store.ReadCloser, n int, c solver.Chunk) {
 	t.Helper()
-	last, err := st.WriteChunk(context.Background(), store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+	last, err := storetest.WritesOf(t, st).WriteChunk(context.Background(), store.ChunkWrite{Chunk: c, Solutions: c.Solutions()})
 	if err != nil {
 		t.Error(err)
 		return
 	}
 	if last {
-		if _, err := st.FinishBoard(context.Background(), n); err != nil {
+		if _, err := storetest.WritesOf(t, st).FinishBoard(context.Background(), n); err != nil {
 			t.Error(err)
 		}
 	}
@@ -200,7 +202,7 @@ func TestIdleBoardsAreNotPolled(t *testing.T) {
 	const poll = 10 * time.Millisecond
 	h, st := setup(t, poll, time.Hour)
 	plan(t, st, 7)
-	if _, err := st.FailBoard(t.Context(), 7, "given up"); err != nil {
+	if _, err := storetest.WritesOf(t, st).FailBoard(t.Context(), 7, "given up"); err != nil {
 		t.Fatal(err)
 	}
 	var unknown, failed []<-chan state
@@ -228,7 +230,7 @@ func TestIdleBoardsAreNotPolled(t *testing.T) {
 		t.Fatalf("%d reads and %d sweeps in 50 poll intervals of boards nobody computes; want none", n, st.sweeps.Load())
 	}
 
-	if _, _, err := st.RequestBoard(t.Context(), store.BoardRequest{N: 9}); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).RequestBoard(t.Context(), store.BoardRequest{N: 9}); err != nil {
 		t.Fatal(err)
 	}
 	h.Poke(9)
@@ -285,7 +287,7 @@ func TestSweepNoticesWorkElsewhere(t *testing.T) {
 	if sweeps > int64(took/sweep)+1 || sweeps < 2 {
 		t.Errorf("%d sweeps in 5 sweep intervals; want one per interval", sweeps)
 	}
-	if _, _, err := st.RequestBoard(t.Context(), store.BoardRequest{N: 10}); err != nil {
+	if _, _, err := storetest.WritesOf(t, st).RequestBoard(t.Context(), store.BoardRequest{N: 10}); err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()

@@ -12,9 +12,9 @@ import (
 	"github.com/nqueens/nqueens/store"
 )
 
-// BoardLister reads the boards' rows; store.Store is one.
+// BoardLister reads the boards' rows; a store.Reader is one.
 type BoardLister interface {
-	Boards(ctx context.Context) ([]store.Board, error)
+	Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error)
 }
 
 // JobCounter counts the job system's jobs; the precompute engine is one.

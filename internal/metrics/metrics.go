@@ -25,6 +25,7 @@ type Metrics struct {
 	cache      *prometheus.CounterVec
 	names      operationNames
 	shedding   *sheddingCollector // pools.go
+	store      storeMetrics       // store.go
 }
 
 // New makes the metrics on a new registry.
@@ -46,11 +47,12 @@ func New() *Metrics {
 		}, []string{"cache", "result"}),
 		names:    operationNames{seen: map[string]bool{}},
 		shedding: &sheddingCollector{},
+		store:    newStoreMetrics(),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.operations, m.durations, m.cache, m.shedding,
+		m.operations, m.durations, m.cache, m.shedding, m.store.duration, m.store.errors,
 		buildInfo(buildinfo.Read()),
 	)
 	return m
@@ -67,9 +69,6 @@ func buildInfo(info buildinfo.Info) prometheus.Gauge {
 	g.Set(1)
 	return g
 }
-
-// Registerer is where other metrics register (the store's).
-func (m *Metrics) Registerer() prometheus.Registerer { return m.reg }
 
 // Handler serves the metrics in Prometheus's text format. A collector
 // that fails leaves its metrics out; the others are still served.

@@ -161,7 +161,7 @@ func bar(fraction float64, width int) string {
 // Watch shows on out the progress of boards ns, first as they were asked
 // for, until they are all done (nil) or one has failed and the others are
 // done.
-func Watch(ctx context.Context, st store.Store, ns []int, first []store.Board, out io.Writer) error {
+func Watch(ctx context.Context, st store.Reader, ns []int, first []store.Board, out io.Writer) error {
 	view := newProgressView(out)
 	view.start(first)
 	tick := time.NewTicker(view.interval())

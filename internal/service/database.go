@@ -23,11 +23,34 @@ import (
 )
 
 // Database is the database a process uses: Postgres when URL is set
-// (DATABASE_URL, DESIGN.md's interface contract), else the SQLite file at
+// (DATABASE_URL, docs/ARCHITECTURE.md, "SQLite default, Postgres"), else the SQLite file at
 // Path.
 type Database struct {
 	URL  string // postgres://… or a key=value string
 	Path string // the SQLite file, created if missing
+}
+
+// The settings that select the database, as every command reads them:
+// the Postgres URL from EnvDatabaseURL (or a flag) selects Postgres;
+// without it, the SQLite file at EnvSQLitePath (or a flag), by default
+// DefaultSQLitePath.
+const (
+	EnvDatabaseURL    = "DATABASE_URL"
+	EnvSQLitePath     = "NQUEENS_SQLITE_PATH"
+	DefaultSQLitePath = "./nqueens.db"
+)
+
+// SelectDatabase is the database the settings select: Postgres at url
+// when it is set, else the SQLite file at sqlitePath (an error when that is
+// empty too).
+func SelectDatabase(url, sqlitePath string) (Database, error) {
+	switch {
+	case url != "":
+		return Database{URL: url}, nil
+	case sqlitePath == "":
+		return Database{}, fmt.Errorf("the SQLite file's path is empty; name the file (default %s), or give a Postgres URL", DefaultSQLitePath)
+	}
+	return Database{Path: sqlitePath}, nil
 }
 
 // Dialect is the SQL dialect of the database, Postgres or SQLite.
@@ -55,11 +78,13 @@ func (d Database) Migrator() (*migrations.Migrator, error) {
 }
 
 // openStore opens the store over the database, applying the migrations
-// not applied yet unless skipMigrations.
-func (d Database) openStore(ctx context.Context, skipMigrations bool) (store.Store, error) {
+// not applied yet unless skipMigrations; observe (if not nil) is told of
+// every call of the store. It is a *postgres.Store or a *sqlite.Store,
+// which openJobs tells apart to type the job system's transactions.
+func (d Database) openStore(ctx context.Context, skipMigrations bool, observe store.Observer) (store.ReadCloser, error) {
 	if d.Dialect() == migrations.Postgres {
 		cfg := postgres.DefaultConfig()
-		cfg.URL, cfg.SkipMigrations = genericPlans(d.URL), skipMigrations
+		cfg.URL, cfg.SkipMigrations, cfg.Observe = genericPlans(d.URL), skipMigrations, observe
 		s, err := postgres.Open(ctx, cfg)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
@@ -67,7 +92,7 @@ func (d Database) openStore(ctx context.Context, skipMigrations bool) (store.Sto
 		return s, nil
 	}
 	cfg := sqlite.DefaultConfig()
-	cfg.Path, cfg.SkipMigrations = d.Path, skipMigrations
+	cfg.Path, cfg.SkipMigrations, cfg.Observe = d.Path, skipMigrations, observe
 	s, err := sqlite.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -108,8 +133,8 @@ func genericPlans(dsn string) string {
 
 // OpenStore opens the store alone, without the job system and without
 // migrating it: for the commands that only read it (export).
-func OpenStore(ctx context.Context, db Database) (store.Store, error) {
-	st, err := db.openStore(ctx, true)
+func OpenStore(ctx context.Context, db Database) (store.ReadCloser, error) {
+	st, err := db.openStore(ctx, true, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening the database (%s): %w", db, err)
 	}

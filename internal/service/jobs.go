@@ -40,6 +40,7 @@ type engine interface {
 	Precompute(ctx context.Context, req store.BoardRequest, storeSolutions *bool) (store.Board, error)
 	JobCounts(ctx context.Context) ([]precompute.JobCount, error)
 	PrecomputeCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
+	PlanBoard(ctx context.Context, p store.BoardPlan) (store.Board, bool, error)
 }
 
 // Jobs is the precompute engine of a store and the River UI over its
@@ -63,17 +64,17 @@ type Jobs struct {
 
 // openJobs returns an engine over st's database, applying River's
 // migrations first when migrate; nothing runs until its Start.
-func openJobs(ctx context.Context, st store.Store, migrate bool, cfg precompute.Config) (*Jobs, error) {
+func openJobs(ctx context.Context, st store.Reader, migrate bool, cfg precompute.Config) (*Jobs, error) {
 	switch s := st.(type) {
 	case *postgres.Store:
-		return newJobs(ctx, st, riverpgxv5.New(s.Pool()), postgresSchema(s.Pool()), migrate, cfg)
+		return newJobs(ctx, s, riverpgxv5.New(s.Pool()), postgresSchema(s.Pool()), migrate, cfg)
 	case *sqlite.Store:
-		return newJobs(ctx, st, riversqlite.New(s.Writer()), sqliteSchema(s.Writer()), migrate, cfg)
+		return newJobs(ctx, s, riversqlite.New(s.Writer()), sqliteSchema(s.Writer()), migrate, cfg)
 	}
 	return nil, fmt.Errorf("no job system for a %T store", st)
 }
 
-func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st store.Store, driver TDriver, schema *riverSchema, migrate bool, cfg precompute.Config) (*Jobs, error) {
+func newJobs[TTx any, TDriver riverdriver.Driver[TTx]](ctx context.Context, st store.Store[TTx], driver TDriver, schema *riverSchema, migrate bool, cfg precompute.Config) (*Jobs, error) {
 	if migrate {
 		if err := schema.up(ctx); err != nil {
 			return nil, err

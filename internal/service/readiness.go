@@ -56,7 +56,7 @@ func (u *Startup) checkMigrations(ctx context.Context) error {
 
 // checkSchema checks that the schema of st's database, the store's and
 // River's, is at the version this binary expects.
-func checkSchema(ctx context.Context, st store.Store, dialect migrations.Dialect, river *riverSchema) error {
+func checkSchema(ctx context.Context, st store.Reader, dialect migrations.Dialect, river *riverSchema) error {
 	sv, ok := st.(schemaVersioner)
 	if !ok {
 		return fmt.Errorf("a %T store does not report its schema version", st)

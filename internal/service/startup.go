@@ -33,6 +33,9 @@ type Config struct {
 	// (ParseBoards), e.g. "1-15"; "" or "none" for none.
 	Precompute string
 	Logger     *slog.Logger
+	// Observe, when not nil, is told of every call of the store (the
+	// metrics).
+	Observe store.Observer
 }
 
 // Startup brings serve's database side up while the server already
@@ -49,26 +52,27 @@ type Startup struct {
 	workersCfg precompute.Config
 	precompute string
 	logger     *slog.Logger
+	observe    store.Observer
 
 	store   lateStore
 	riverUI atomic.Pointer[http.Handler] // nil until the workers run
 
 	mu      sync.Mutex
-	opened  store.Store   // nil until open
-	workers *serveWorkers // nil until started
-	waiting error         // why the database is not open yet
+	opened  store.ReadCloser // nil until open
+	workers *serveWorkers    // nil until started
+	waiting error            // why the database is not open yet
 }
 
 // NewStartup returns serve's database side as cfg says, not started:
 // Run starts it.
 func NewStartup(cfg Config) *Startup {
 	cfg.Workers.Logger = cfg.Logger
-	return &Startup{db: cfg.Database, migrate: cfg.Migrate, workersCfg: cfg.Workers, precompute: cfg.Precompute, logger: cfg.Logger}
+	return &Startup{db: cfg.Database, migrate: cfg.Migrate, workersCfg: cfg.Workers, precompute: cfg.Precompute, logger: cfg.Logger, observe: cfg.Observe}
 }
 
 // Store is the store the API reads through: EUNAVAILABLE until the
 // database is open.
-func (u *Startup) Store() store.Store { return &u.store }
+func (u *Startup) Store() store.Reader { return &u.store }
 
 // Mount serves /readyz and River UI (for the admin only, and once the
 // workers run) on srv.
@@ -111,7 +115,7 @@ func (u *Startup) bringUp(ctx context.Context) (err error) {
 			u.mu.Unlock()
 		}
 	}()
-	st, err := u.db.openStore(ctx, !u.migrate)
+	st, err := u.db.openStore(ctx, !u.migrate, u.observe)
 	if err != nil {
 		return err
 	}
@@ -139,7 +143,7 @@ func (u *Startup) bringUp(ctx context.Context) (err error) {
 
 // state returns the store and the workers, nil until up, and why the
 // database is not open yet.
-func (u *Startup) state() (store.Store, *serveWorkers, error) {
+func (u *Startup) state() (store.ReadCloser, *serveWorkers, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.opened, u.workers, u.waiting
@@ -212,8 +216,8 @@ func (u *Startup) Close() {
 // starts the workers over it, for `nqueens worker`, waiting for the
 // database while it is unreachable as serve does. It returns ctx's error
 // if ctx ends first.
-func StartWhenReachable(ctx context.Context, db Database, migrate bool, cfg precompute.Config) (store.Store, *Jobs, error) {
-	var st store.Store
+func StartWhenReachable(ctx context.Context, db Database, migrate bool, cfg precompute.Config) (store.ReadCloser, *Jobs, error) {
+	var st store.ReadCloser
 	var j *Jobs
 	err := whileUnreachable(ctx, db, cfg.Logger, startBackoff, func(ctx context.Context) error {
 		var err error
@@ -268,7 +272,7 @@ func whileUnreachable(ctx context.Context, db Database, logger *slog.Logger, b b
 // does not answer now: a start-up step after the store's opening (River's
 // migrations, starting River) that failed because the database went away
 // is retried like the opening.
-func outageOr(ctx context.Context, st store.Store, err error) error {
+func outageOr(ctx context.Context, st store.Reader, err error) error {
 	if nqueens.ErrorCode(err) == nqueens.EUNAVAILABLE {
 		return err
 	}

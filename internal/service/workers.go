@@ -19,8 +19,8 @@ import (
 // (`nqueens precompute`). When migrate, it applies the store's and River's
 // migrations first; else the schema must be at the version this binary
 // expects already.
-func Open(ctx context.Context, db Database, migrate bool, cfg precompute.Config) (st store.Store, j *Jobs, err error) {
-	if st, err = db.openStore(ctx, !migrate); err != nil {
+func Open(ctx context.Context, db Database, migrate bool, cfg precompute.Config) (st store.ReadCloser, j *Jobs, err error) {
+	if st, err = db.openStore(ctx, !migrate, nil); err != nil {
 		return nil, nil, fmt.Errorf("opening the database (%s): %w", db, err)
 	}
 	if j, err = openJobs(ctx, st, migrate, cfg); err == nil && !migrate {
@@ -93,7 +93,7 @@ type serveWorkers struct {
 // migrate, over a database without River's tables (or with older ones),
 // it leaves the workers off: the precompute mutation then answers
 // UNAVAILABLE. Stop them with Stop, after the HTTP server has shut down.
-func startWorkers(ctx context.Context, st store.Store, cfg precompute.Config, list string, migrate bool, logger *slog.Logger) (*serveWorkers, error) {
+func startWorkers(ctx context.Context, st store.ReadCloser, cfg precompute.Config, list string, migrate bool, logger *slog.Logger) (*serveWorkers, error) {
 	j, err := openJobs(ctx, st, migrate, cfg)
 	if err != nil {
 		return nil, err

@@ -42,9 +42,9 @@ func TestBackupWhileWriting(t *testing.T) {
 	dump := filepath.Join(t.TempDir(), "nqueens.dump")
 	var committed uint64
 	for i, c := range chunks {
-		var during store.TxFunc
+		var during store.TxFunc[pgx.Tx]
 		if i == before {
-			during = func(context.Context, any) error {
+			during = func(context.Context, pgx.Tx) error {
 				return run(t, pgDump, "--format=custom", "--schema="+schema, "--file="+dump, "--dbname="+serverURL)
 			}
 		}

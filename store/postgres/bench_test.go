@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -220,12 +219,12 @@ func relationSizes(b *testing.B, u string, reindex bool) [4]int64 {
 // benchmarks and dropped by TestMain.
 var n16 struct {
 	once  sync.Once
-	store store.Store
+	store *postgres.Store
 	url   string // the schema's
 	drop  func(context.Context) error
 }
 
-func loadedN16(b *testing.B) store.Store {
+func loadedN16(b *testing.B) *postgres.Store {
 	b.Helper()
 	n16.once.Do(func() {
 		chunks := computedChunks(b, 16)
@@ -350,46 +349,4 @@ func BenchmarkRankN16(b *testing.B) {
 			}
 		})
 	}
-}
-
-// BenchmarkFilteredPagesN14 times filtered pages and counts of N=14
-// (storetest.BenchFilteredPages), after a VACUUM (ANALYZE), with the
-// generic plans serve uses (service.genericPlans): a custom plan for the
-// first page, whose key range is the whole board, may sort a sequential
-// scan instead of walking the index.
-//
-//	go test -run XXX -bench FilteredPagesN14 -benchtime 20x -count 3 ./store/postgres/
-func BenchmarkFilteredPagesN14(b *testing.B) {
-	u, _ := pgtest.Schema(b)
-	s := pgtest.Open(b, u, func(c *postgres.Config) { c.URL = withGenericPlans(b, c.URL) })
-	storetest.Load(b.Context(), b, s, 14, solver.DefaultChunkDepth(14))
-	conn, err := pgx.Connect(b.Context(), u)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(b.Context(), `VACUUM (ANALYZE) solutions`); err != nil {
-		b.Fatal(err)
-	}
-	storetest.BenchFilteredPages(b, s, 14)
-}
-
-// withGenericPlans adds plan_cache_mode=force_generic_plan to a URL.
-func withGenericPlans(b *testing.B, u string) string {
-	parsed, err := url.Parse(u)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := parsed.Query()
-	q.Set("plan_cache_mode", "force_generic_plan")
-	parsed.RawQuery = q.Encode()
-	return parsed.String()
-}
-
-// BenchmarkFilteredPagesN16 is the same on N=16 (NQUEENS_BENCH_N16=1).
-func BenchmarkFilteredPagesN16(b *testing.B) {
-	requireN16(b)
-	loadedN16(b)
-	s := pgtest.Open(b, withGenericPlans(b, n16.url), func(c *postgres.Config) { c.SkipMigrations = true })
-	storetest.BenchFilteredPages(b, s, 16)
 }

@@ -81,9 +81,14 @@ func board(ctx context.Context, q querier, n int, lock string) (store.Board, err
 	return b, err
 }
 
-// Boards returns every board row by ascending N.
-func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
+// Boards returns the board rows in states (all when none), by ascending N.
+func (s *queries) Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error) {
+	names := make([]string, len(states))
+	for i, st := range states {
+		names[i] = string(st)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+boardColumns+` FROM boards
+		WHERE cardinality($1::text[]) = 0 OR state = ANY($1) ORDER BY n`, names)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +110,8 @@ func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (sto
 // ""), unless N has a row: the first requester is kept.
 const insertBoard = `INSERT INTO boards (n, requested_by) VALUES ($1, NULLIF($2, '')) ON CONFLICT (n) DO NOTHING`
 
-// PlanBoard claims a board for computing; see store.Store.
-func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
+// PlanBoard claims a board for computing; see store.Writer.
+func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc[pgx.Tx]) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// A pending row first, so that concurrent planners meet on the row
 		// lock below instead of racing to insert.
@@ -164,7 +169,7 @@ func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim s
 	return b, claimed, nil
 }
 
-// TouchBoard sets a running board's updated_at; see store.Store.
+// TouchBoard sets a running board's updated_at; see store.Writer.
 func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE boards SET updated_at = now() WHERE n = $1 AND state = 'running'`, n)
 	if err != nil {

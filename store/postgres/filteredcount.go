@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -44,31 +45,33 @@ func filteredCount(ctx context.Context, q querier, n int, filter, lock string) (
 	return fc, err
 }
 
-// FilteredCount returns the count of N under filter; see store.Store.
-func (s *queries) FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error) {
+// FilteredCount returns the count of N under filter; see store.Reader.
+func (s *queries) FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
+	filter := f.Key()
 	return filteredCount(ctx, s.pool, n, filter, "")
 }
 
 // RequestFilteredCount inserts the running row of the count unless it has
-// one; see store.Store.
-func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc) (fc store.FilteredCount, created bool, err error) {
+// one; see store.Writer.
+func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc[pgx.Tx]) (fc store.FilteredCount, created bool, err error) {
+	key := req.Filter.Key()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		fc, err = scanFilteredCount(tx.QueryRow(ctx, `INSERT INTO filtered_counts (n, filter, state, chunks_total)
 			VALUES ($1, $2, 'running', $3) ON CONFLICT (n, filter) DO NOTHING
-			RETURNING `+filteredCountColumns, req.N, req.Filter, req.Chunks))
+			RETURNING `+filteredCountColumns, req.N, key, req.Chunks))
 		if errors.Is(err, pgx.ErrNoRows) {
-			fc, err = filteredCount(ctx, tx, req.N, req.Filter, "FOR UPDATE")
+			fc, err = filteredCount(ctx, tx, req.N, key, "FOR UPDATE")
 			switch {
 			case err != nil:
 				return err
 			case fc.ChunksTotal != req.Chunks:
-				return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+				return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, key, fc.ChunksTotal, req.Chunks)
 			case fc.State != store.Failed:
 				return nil
 			}
 			// A failed count resumes with the chunks not written yet.
 			fc, err = scanFilteredCount(tx.QueryRow(ctx, `UPDATE filtered_counts SET state = 'running', last_error = NULL
-				WHERE n = $1 AND filter = $2 RETURNING `+filteredCountColumns, req.N, req.Filter))
+				WHERE n = $1 AND filter = $2 RETURNING `+filteredCountColumns, req.N, key))
 			if err != nil {
 				return err
 			}
@@ -81,7 +84,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 		}
 		rows, err := tx.Query(ctx, `SELECT i FROM generate_series(0, $3::int - 1) AS i
 			WHERE NOT EXISTS (SELECT FROM filtered_count_chunks WHERE n = $1 AND filter = $2 AND idx = i)
-			ORDER BY i`, req.N, req.Filter, req.Chunks)
+			ORDER BY i`, req.N, key, req.Chunks)
 		if err != nil {
 			return err
 		}
@@ -97,21 +100,22 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 	return fc, created, nil
 }
 
-// WriteFilteredChunk records one chunk's count; see store.Store. The
+// WriteFilteredChunk records one chunk's count; see store.Writer. The
 // count's row is locked first, so the writers of one count take turns:
 // the one that finds every chunk written sums them.
-func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (fc store.FilteredCount, err error) {
+func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc[pgx.Tx]) (fc store.FilteredCount, err error) {
+	key := w.Filter.Key()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		fc, err = filteredCount(ctx, tx, w.N, w.Filter, "FOR UPDATE")
+		fc, err = filteredCount(ctx, tx, w.N, key, "FOR UPDATE")
 		if err != nil {
 			return err
 		}
 		if w.Index >= fc.ChunksTotal {
-			return nqueens.Errorf(nqueens.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
+			return nqueens.Errorf(nqueens.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, key, fc.ChunksTotal-1, w.Index)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO filtered_count_chunks (n, filter, idx, total, unique_count)
 			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (n, filter, idx) DO NOTHING`,
-			w.N, w.Filter, w.Index, int64(w.Counts.Total), int64(w.Counts.Unique))
+			w.N, key, w.Index, int64(w.Counts.Total), int64(w.Counts.Unique))
 		if err != nil {
 			return err
 		}
@@ -134,7 +138,7 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 			      FROM filtered_count_chunks WHERE n = $1 AND filter = $2) AS s
 			WHERE f.n = $1 AND f.filter = $2
 			RETURNING f.n, f.filter, f.state, f.last_error, f.total, f.unique_count, f.chunks_total, f.chunks_done, f.requested_at, f.finished_at`,
-			w.N, w.Filter))
+			w.N, key))
 		return err
 	})
 	if err != nil {
@@ -143,8 +147,9 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 	return fc, nil
 }
 
-// FailFilteredCount marks a running count failed; see store.Store.
-func (s *queries) FailFilteredCount(ctx context.Context, n int, filter, reason string) (fc store.FilteredCount, err error) {
+// FailFilteredCount marks a running count failed; see store.Writer.
+func (s *queries) FailFilteredCount(ctx context.Context, n int, f solver.Filter, reason string) (fc store.FilteredCount, err error) {
+	filter := f.Key()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		fc, err = filteredCount(ctx, tx, n, filter, "FOR UPDATE")
 		switch {

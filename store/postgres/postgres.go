@@ -1,4 +1,4 @@
-// Package postgres is the Postgres backend of store.Store, over a pgx v5
+// Package postgres is the Postgres backend of store.Store[pgx.Tx], over a pgx v5
 // connection pool. Bulk writes use COPY; pages are keyset range scans of
 // the (n, placement) primary key or of the partial index on canonical
 // solutions.
@@ -39,6 +39,9 @@ type Config struct {
 	// ConnectTimeout bounds a new connection (positive), unless the URL
 	// sets connect_timeout, which wins.
 	ConnectTimeout time.Duration
+	// Observe, when not nil, is told of every call of the store (its
+	// method, duration and error): the metrics' way in.
+	Observe store.Observer
 }
 
 // DefaultConfig is the configuration the commands open Postgres with,
@@ -69,16 +72,16 @@ func (c Config) check() error {
 	)
 }
 
-// Store is the Postgres store.Store: its methods check their arguments
+// Store is the Postgres store.Store[pgx.Tx]: its methods check their arguments
 // (store.Checked), then run the queries.
 type Store struct {
 	checkedStore
 	q *queries
 }
 
-// checkedStore is store.Store under a name of the package's own, so that
+// checkedStore is store.Store[pgx.Tx] under a name of the package's own, so that
 // the field Store embeds it in stays unexported.
-type checkedStore = store.Store
+type checkedStore = store.Store[pgx.Tx]
 
 // queries is the store without the argument checks: each method starts at
 // its SQL.
@@ -87,7 +90,7 @@ type queries struct {
 	closed atomic.Bool // set by Close: classify's sign that errors now come from a closed pool
 }
 
-var _ store.Store = (*queries)(nil)
+var _ store.Store[pgx.Tx] = (*queries)(nil)
 
 // Open connects, checks that the server answers (EUNAVAILABLE when it does
 // not) and applies the migrations unless told not to.
@@ -120,7 +123,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 	}
 	q := &queries{pool: pool}
-	return &Store{checkedStore: store.Checked(q, q.classify), q: q}, nil
+	return &Store{checkedStore: store.Checked[pgx.Tx](q, q.classify, cfg.Observe), q: q}, nil
 }
 
 func migrateUp(cc *pgx.ConnConfig) error {

@@ -18,10 +18,10 @@ import (
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
-func newTestDatabase(t *testing.T) storetest.Database {
+func newTestDatabase(t *testing.T) storetest.Database[pgx.Tx] {
 	u, _ := pgtest.Schema(t)
-	return storetest.Database{
-		Open: func(t *testing.T, skipMigrations bool) store.Store {
+	return storetest.Database[pgx.Tx]{
+		Open: func(t *testing.T, skipMigrations bool) store.Store[pgx.Tx] {
 			return pgtest.Open(t, u, func(c *postgres.Config) { c.SkipMigrations = skipMigrations })
 		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
@@ -41,7 +41,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, storetest.Backend{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
+	storetest.Run(t, storetest.Backend[pgx.Tx]{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
 }
 
 // TestWriteChunkInTx checks that inTx gets the pgx transaction of the
@@ -54,11 +54,7 @@ func TestWriteChunkInTx(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := solver.Chunk{N: 6, Prefix: solver.Placement{1}}
-	_, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, func(ctx context.Context, tx any) error {
-		pgtx, ok := tx.(pgx.Tx)
-		if !ok {
-			return fmt.Errorf("inTx got a %T, want a pgx.Tx", tx)
-		}
+	_, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, func(ctx context.Context, pgtx pgx.Tx) error {
 		var done bool
 		var rows int
 		err := pgtx.QueryRow(ctx, `SELECT done_at IS NOT NULL, (SELECT count(*) FROM solutions WHERE n = 6)

@@ -29,7 +29,7 @@ func addSquareCounts(ctx context.Context, tx pgx.Tx, s solver.SquareCounts) erro
 	return err
 }
 
-// SquareCounts returns the statistics of board N; see store.Store. The
+// SquareCounts returns the statistics of board N; see store.Reader. The
 // board's row and its squares are read in one snapshot.
 func (s *queries) SquareCounts(ctx context.Context, n int) (out solver.SquareCounts, err error) {
 	err = s.inTxWith(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {

@@ -7,14 +7,14 @@ import (
 	"github.com/nqueens/nqueens/store"
 )
 
-// SeeWorker records a worker's heartbeat; see store.Store.
+// SeeWorker records a worker's heartbeat; see store.Writer.
 func (s *queries) SeeWorker(ctx context.Context, id string) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO workers (id) VALUES ($1)
 		ON CONFLICT (id) DO UPDATE SET seen_at = now()`, id)
 	return err
 }
 
-// Workers returns the workers on record; see store.Store.
+// Workers returns the workers on record; see store.Writer.
 func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, started_at, extract(epoch FROM now() - seen_at)::float8
 		FROM workers ORDER BY id`)
@@ -35,7 +35,7 @@ func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 	return out, rows.Err()
 }
 
-// ForgetWorker deletes a worker's record; see store.Store.
+// ForgetWorker deletes a worker's record; see store.Writer.
 func (s *queries) ForgetWorker(ctx context.Context, id string) error {
 	_, err := s.pool.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id)
 	return err

@@ -13,13 +13,13 @@ import (
 	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
-// WriteChunk stores one computed chunk; see store.Store.
+// WriteChunk stores one computed chunk; see store.Writer.
 //
 // The chunk row is locked first (FOR UPDATE), so two writers of the same
 // chunk take turns and the second finds it done and writes nothing: that
 // check is the whole of the idempotence, and lets the solutions go
 // straight into their table by COPY (no staging table, no ON CONFLICT).
-func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
+func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc[pgx.Tx]) (lastChunk bool, err error) {
 	n := w.N()
 	keyColumn, key := columns.WriteKey(w)
 	// A chunk's commit need not wait for its WAL to reach the disk: a crash
@@ -60,7 +60,7 @@ func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store
 }
 
 // writeChunk writes a chunk that is not done yet, inside tx.
-func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc) (lastChunk bool, err error) {
+func writeChunk(ctx context.Context, tx pgx.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc[pgx.Tx]) (lastChunk bool, err error) {
 	if err := lifecycle.CheckChunkTarget(w, state, stores); err != nil {
 		return false, err
 	}

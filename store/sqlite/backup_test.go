@@ -47,9 +47,9 @@ func TestBackupWhileWriting(t *testing.T) {
 	var committed uint64 // solutions of the chunks written before the copy
 	copies := map[string]bool{}
 	for i, c := range chunks {
-		var during store.TxFunc
+		var during store.TxFunc[*sql.Tx]
 		if i == before {
-			during = func(ctx context.Context, _ any) error {
+			during = func(ctx context.Context, _ *sql.Tx) error {
 				copies[vacuumInto(t, backup, filepath.Join(dir, "during.db"))] = false
 				if shell := sqliteShellBackup(t, path, filepath.Join(dir, "during-shell.db")); shell != "" {
 					copies[shell] = false

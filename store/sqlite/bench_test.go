@@ -11,7 +11,6 @@ import (
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/sqlite"
-	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -54,7 +53,7 @@ func BenchmarkStoredBytesN14(b *testing.B) {
 
 // pageTime is the best of 200 reads of the page of 100 (limit 101) after
 // the middle solution.
-func pageTime(b *testing.B, s store.Store, n int) time.Duration {
+func pageTime(b *testing.B, s store.Reader, n int) time.Duration {
 	b.Helper()
 	ctx := context.Background()
 	board, err := s.Board(ctx, n)
@@ -96,14 +95,4 @@ func sizes(b *testing.B, path string) (table, file int64) {
 		b.Fatal(err)
 	}
 	return table, st.Size()
-}
-
-// BenchmarkFilteredPagesN14 times filtered pages and counts of N=14
-// (storetest.BenchFilteredPages):
-//
-//	go test -run XXX -bench FilteredPagesN14 -benchtime 20x -count 3 ./store/sqlite/
-func BenchmarkFilteredPagesN14(b *testing.B) {
-	s := sqlitetest.OpenTemp(b)
-	storetest.Load(b.Context(), b, s, 14, solver.DefaultChunkDepth(14))
-	storetest.BenchFilteredPages(b, s, 14)
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -69,9 +70,16 @@ func (s *queries) Board(ctx context.Context, n int) (store.Board, error) {
 	return board(ctx, s.reader, n)
 }
 
-// Boards returns every board row by ascending N.
-func (s *queries) Boards(ctx context.Context) ([]store.Board, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards ORDER BY n`)
+// Boards returns the board rows in states (all when none), by ascending
+// N. The states go as one JSON array, so that the query's text is the same
+// whatever their number.
+func (s *queries) Boards(ctx context.Context, states ...store.BoardState) ([]store.Board, error) {
+	names, err := json.Marshal(append([]store.BoardState{}, states...))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+boardColumns+` FROM boards
+		WHERE json_array_length(?1) = 0 OR state IN (SELECT value FROM json_each(?1)) ORDER BY n`, string(names))
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +118,8 @@ func (s *queries) RequestBoard(ctx context.Context, req store.BoardRequest) (b s
 // kept.
 const insertBoard = `INSERT INTO boards (n, requested_by, updated_at) VALUES (?, NULLIF(?, ''), ?) ON CONFLICT (n) DO NOTHING`
 
-// PlanBoard claims a board for computing; see store.Store.
-func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc) (b store.Board, claimed bool, err error) {
+// PlanBoard claims a board for computing; see store.Writer.
+func (s *queries) PlanBoard(ctx context.Context, plan store.BoardPlan, onClaim store.PlanTxFunc[*sql.Tx]) (b store.Board, claimed bool, err error) {
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
 		if _, err := tx.ExecContext(ctx, insertBoard, plan.N, plan.RequestedBy, t); err != nil {
@@ -179,7 +187,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, todo []store.ChunkRecord) err
 	return nil
 }
 
-// TouchBoard sets a running board's updated_at; see store.Store.
+// TouchBoard sets a running board's updated_at; see store.Writer.
 func (s *queries) TouchBoard(ctx context.Context, n int) error {
 	res, err := s.writer.ExecContext(ctx, `UPDATE boards SET updated_at = ? WHERE n = ? AND state = 'running'`, now(), n)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/nqueens/nqueens"
+	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -43,37 +44,39 @@ func filteredCount(ctx context.Context, q querier, n int, filter string) (store.
 	return fc, err
 }
 
-// FilteredCount returns the count of N under filter; see store.Store.
-func (s *queries) FilteredCount(ctx context.Context, n int, filter string) (store.FilteredCount, error) {
+// FilteredCount returns the count of N under filter; see store.Reader.
+func (s *queries) FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
+	filter := f.Key()
 	return filteredCount(ctx, s.reader, n, filter)
 }
 
 // RequestFilteredCount inserts the running row of the count unless it has
-// one; see store.Store. Write transactions are serialised, so reading
+// one; see store.Writer. Write transactions are serialised, so reading
 // first is safe.
-func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc) (fc store.FilteredCount, created bool, err error) {
+func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCountRequest, onCreate store.FilteredCountTxFunc[*sql.Tx]) (fc store.FilteredCount, created bool, err error) {
+	key := req.Filter.Key()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		fc, err = filteredCount(ctx, tx, req.N, req.Filter)
+		fc, err = filteredCount(ctx, tx, req.N, key)
 		switch {
 		case err == nil && fc.ChunksTotal != req.Chunks:
-			return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, req.Filter, fc.ChunksTotal, req.Chunks)
+			return nqueens.Errorf(nqueens.ECONFLICT, "the count of N=%d under %q was planned in %d chunks, not %d", req.N, key, fc.ChunksTotal, req.Chunks)
 		case err == nil && fc.State != store.Failed:
 			return nil
 		case err == nil:
 			// A failed count resumes with the chunks not written yet.
 			if _, err := tx.ExecContext(ctx, `UPDATE filtered_counts SET state = 'running', last_error = NULL
-				WHERE n = ? AND filter = ?`, req.N, req.Filter); err != nil {
+				WHERE n = ? AND filter = ?`, req.N, key); err != nil {
 				return err
 			}
 		case nqueens.ErrorCode(err) != nqueens.ENOTFOUND:
 			return err
 		default:
 			if _, err := tx.ExecContext(ctx, `INSERT INTO filtered_counts (n, filter, state, chunks_total, requested_at)
-				VALUES (?, ?, 'running', ?, ?)`, req.N, req.Filter, req.Chunks, now()); err != nil {
+				VALUES (?, ?, 'running', ?, ?)`, req.N, key, req.Chunks, now()); err != nil {
 				return err
 			}
 		}
-		if fc, err = filteredCount(ctx, tx, req.N, req.Filter); err != nil {
+		if fc, err = filteredCount(ctx, tx, req.N, key); err != nil {
 			return err
 		}
 		created = true
@@ -81,7 +84,7 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 			return nil
 		}
 		written := map[int]bool{}
-		rows, err := tx.QueryContext(ctx, `SELECT idx FROM filtered_count_chunks WHERE n = ? AND filter = ?`, req.N, req.Filter)
+		rows, err := tx.QueryContext(ctx, `SELECT idx FROM filtered_count_chunks WHERE n = ? AND filter = ?`, req.N, key)
 		if err != nil {
 			return err
 		}
@@ -110,20 +113,21 @@ func (s *queries) RequestFilteredCount(ctx context.Context, req store.FilteredCo
 	return fc, created, nil
 }
 
-// WriteFilteredChunk records one chunk's count; see store.Store. The
+// WriteFilteredChunk records one chunk's count; see store.Writer. The
 // write that finds every chunk written sums them, in its transaction.
-func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc) (fc store.FilteredCount, err error) {
+func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkWrite, inTx store.TxFunc[*sql.Tx]) (fc store.FilteredCount, err error) {
+	key := w.Filter.Key()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		fc, err = filteredCount(ctx, tx, w.N, w.Filter)
+		fc, err = filteredCount(ctx, tx, w.N, key)
 		if err != nil {
 			return err
 		}
 		if w.Index >= fc.ChunksTotal {
-			return nqueens.Errorf(nqueens.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, w.Filter, fc.ChunksTotal-1, w.Index)
+			return nqueens.Errorf(nqueens.EINVALID, "the count of N=%d under %q has chunks 0 to %d, got %d", w.N, key, fc.ChunksTotal-1, w.Index)
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO filtered_count_chunks (n, filter, idx, total, unique_count)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT (n, filter, idx) DO NOTHING`,
-			w.N, w.Filter, w.Index, int64(w.Counts.Total), int64(w.Counts.Unique))
+			w.N, key, w.Index, int64(w.Counts.Total), int64(w.Counts.Unique))
 		if err != nil {
 			return err
 		}
@@ -136,18 +140,18 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 			return err // written before: counted once
 		}
 		if fc.ChunksDone+1 < fc.ChunksTotal {
-			_, err = tx.ExecContext(ctx, `UPDATE filtered_counts SET chunks_done = chunks_done + 1 WHERE n = ? AND filter = ?`, w.N, w.Filter)
+			_, err = tx.ExecContext(ctx, `UPDATE filtered_counts SET chunks_done = chunks_done + 1 WHERE n = ? AND filter = ?`, w.N, key)
 		} else {
 			_, err = tx.ExecContext(ctx, `UPDATE filtered_counts
 				SET chunks_done = chunks_done + 1, state = 'done', last_error = NULL, finished_at = ?,
 				    total = (SELECT sum(total) FROM filtered_count_chunks WHERE n = ? AND filter = ?),
 				    unique_count = (SELECT sum(unique_count) FROM filtered_count_chunks WHERE n = ? AND filter = ?)
-				WHERE n = ? AND filter = ?`, now(), w.N, w.Filter, w.N, w.Filter, w.N, w.Filter)
+				WHERE n = ? AND filter = ?`, now(), w.N, key, w.N, key, w.N, key)
 		}
 		if err != nil {
 			return err
 		}
-		fc, err = filteredCount(ctx, tx, w.N, w.Filter)
+		fc, err = filteredCount(ctx, tx, w.N, key)
 		return err
 	})
 	if err != nil {
@@ -156,8 +160,9 @@ func (s *queries) WriteFilteredChunk(ctx context.Context, w store.FilteredChunkW
 	return fc, nil
 }
 
-// FailFilteredCount marks a running count failed; see store.Store.
-func (s *queries) FailFilteredCount(ctx context.Context, n int, filter, reason string) (fc store.FilteredCount, err error) {
+// FailFilteredCount marks a running count failed; see store.Writer.
+func (s *queries) FailFilteredCount(ctx context.Context, n int, f solver.Filter, reason string) (fc store.FilteredCount, err error) {
+	filter := f.Key()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		fc, err = filteredCount(ctx, tx, n, filter)
 		switch {

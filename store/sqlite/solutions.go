@@ -31,11 +31,8 @@ var pageQueries = [2][2]string{
 	},
 }
 
-// Page returns one page of solutions; see store.Store.
+// Page returns one page of solutions; see store.Reader.
 func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
-	if !req.Filter.IsZero() {
-		return s.filteredPage(ctx, req)
-	}
 	unique := 0
 	if req.Unique {
 		unique = 1
@@ -89,7 +86,7 @@ func storedBoard(ctx context.Context, q querier, n int, mustBeDone bool) (store.
 	return b, lifecycle.CheckStored(b, mustBeDone)
 }
 
-// SolutionAt returns solution #rank of N; see store.Store.
+// SolutionAt returns solution #rank of N; see store.Reader.
 func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	b, err := storedBoard(ctx, s.reader, n, true)
 	if err != nil {
@@ -127,7 +124,7 @@ func (s *queries) SolutionAt(ctx context.Context, n int, rank uint64, unique boo
 	return sol, nil
 }
 
-// Rank returns the 1-based position of p; see store.Store.
+// Rank returns the 1-based position of p; see store.Reader.
 func (s *queries) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
 	b, err := storedBoard(ctx, s.reader, n, true)
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package sqlite is the embedded backend of store.Store: one SQLite file,
+// Package sqlite is the embedded backend of store.Store[*sql.Tx]: one SQLite file,
 // through modernc.org/sqlite (pure Go, no cgo). SQLite takes one writer at
 // a time, so every write goes through a single connection, in
 // transactions that take the write lock when they begin; reads go through
@@ -39,6 +39,9 @@ type Config struct {
 	BusyTimeout time.Duration
 	// ReadConns bounds the read-only pool (at least 1).
 	ReadConns int
+	// Observe, when not nil, is told of every call of the store (its
+	// method, duration and error): the metrics' way in.
+	Observe store.Observer
 }
 
 // DefaultConfig is the configuration the commands open the SQLite file
@@ -67,16 +70,16 @@ func (c Config) check() error {
 	)
 }
 
-// Store is the SQLite store.Store: its methods check their arguments
+// Store is the SQLite store.Store[*sql.Tx]: its methods check their arguments
 // (store.Checked), then run the queries.
 type Store struct {
 	checkedStore
 	q *queries
 }
 
-// checkedStore is store.Store under a name of the package's own, so that
+// checkedStore is store.Store[*sql.Tx] under a name of the package's own, so that
 // the field Store embeds it in stays unexported.
-type checkedStore = store.Store
+type checkedStore = store.Store[*sql.Tx]
 
 // queries is the store without the argument checks: each method starts at
 // its SQL.
@@ -86,7 +89,7 @@ type queries struct {
 	closed atomic.Bool // set by Close: classify's sign that errors now come from closed pools
 }
 
-var _ store.Store = (*queries)(nil)
+var _ store.Store[*sql.Tx] = (*queries)(nil)
 
 // Open opens (creating if needed) the database file and applies the
 // migrations unless told not to.
@@ -113,7 +116,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	q := &queries{writer: writer, reader: reader}
-	return &Store{checkedStore: store.Checked(q, q.classify), q: q}, nil
+	return &Store{checkedStore: store.Checked[*sql.Tx](q, q.classify, cfg.Observe), q: q}, nil
 }
 
 // dsn is the modernc data source name of the file. Writers set WAL mode

@@ -19,10 +19,10 @@ import (
 )
 
 // newTestDatabase is a file of the test's own, in its temporary directory.
-func newTestDatabase(t *testing.T) storetest.Database {
+func newTestDatabase(t *testing.T) storetest.Database[*sql.Tx] {
 	path := filepath.Join(t.TempDir(), "nqueens.db")
-	return storetest.Database{
-		Open: func(t *testing.T, skipMigrations bool) store.Store {
+	return storetest.Database[*sql.Tx]{
+		Open: func(t *testing.T, skipMigrations bool) store.Store[*sql.Tx] {
 			return sqlitetest.Open(t, path, func(c *sqlite.Config) { c.SkipMigrations = skipMigrations })
 		},
 		Migrator: func(t *testing.T) *migrations.Migrator {
@@ -47,7 +47,7 @@ func newTestDatabase(t *testing.T) storetest.Database {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, storetest.Backend{Dialect: migrations.SQLite, NewDatabase: newTestDatabase})
+	storetest.Run(t, storetest.Backend[*sql.Tx]{Dialect: migrations.SQLite, NewDatabase: newTestDatabase})
 }
 
 // TestWriteChunkInTx checks that inTx gets the *sql.Tx of the chunk's own
@@ -60,11 +60,7 @@ func TestWriteChunkInTx(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := solver.Chunk{N: 6, Prefix: solver.Placement{1}}
-	_, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, func(ctx context.Context, tx any) error {
-		sqltx, ok := tx.(*sql.Tx)
-		if !ok {
-			return fmt.Errorf("inTx got a %T, want a *sql.Tx", tx)
-		}
+	_, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, func(ctx context.Context, sqltx *sql.Tx) error {
 		var done bool
 		var rows int
 		err := sqltx.QueryRowContext(ctx, `SELECT done_at IS NOT NULL, (SELECT count(*) FROM solutions WHERE n = 6)

@@ -30,7 +30,7 @@ func addSquareCounts(ctx context.Context, tx *sql.Tx, s solver.SquareCounts) err
 	return nil
 }
 
-// SquareCounts returns the statistics of board N; see store.Store. The
+// SquareCounts returns the statistics of board N; see store.Reader. The
 // board's row and its squares are read in one transaction of the read
 // pool: one snapshot, whatever a writer commits meanwhile.
 func (s *queries) SquareCounts(ctx context.Context, n int) (out solver.SquareCounts, err error) {

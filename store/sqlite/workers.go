@@ -8,7 +8,7 @@ import (
 	"github.com/nqueens/nqueens/store"
 )
 
-// SeeWorker records a worker's heartbeat; see store.Store.
+// SeeWorker records a worker's heartbeat; see store.Writer.
 func (s *queries) SeeWorker(ctx context.Context, id string) error {
 	t := now()
 	_, err := s.writer.ExecContext(ctx, `INSERT INTO workers (id, started_at, seen_at) VALUES (?, ?, ?)
@@ -16,7 +16,7 @@ func (s *queries) SeeWorker(ctx context.Context, id string) error {
 	return err
 }
 
-// Workers returns the workers on record; see store.Store. The processes
+// Workers returns the workers on record; see store.Writer. The processes
 // that share a SQLite file share the machine's clock, which wrote the
 // times read here.
 func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
@@ -45,7 +45,7 @@ func (s *queries) Workers(ctx context.Context) ([]store.Worker, error) {
 	return out, rows.Err()
 }
 
-// ForgetWorker deletes a worker's record; see store.Store.
+// ForgetWorker deletes a worker's record; see store.Writer.
 func (s *queries) ForgetWorker(ctx context.Context, id string) error {
 	_, err := s.writer.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, id)
 	return err

@@ -12,13 +12,13 @@ import (
 	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
-// WriteChunk stores one computed chunk; see store.Store.
+// WriteChunk stores one computed chunk; see store.Writer.
 //
 // Write transactions are serialised (one connection, the write lock taken
 // at BEGIN), so the chunk row read first cannot change under us: a chunk
 // already done is the whole of the idempotence, and the solutions go
 // straight into their table.
-func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc) (lastChunk bool, err error) {
+func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store.TxFunc[*sql.Tx]) (lastChunk bool, err error) {
 	n := w.N()
 	keyColumn, key := columns.WriteKey(w)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
@@ -51,7 +51,7 @@ func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store
 
 // writeChunk writes a chunk that is not done yet, inside tx, with one
 // prepared INSERT per solution.
-func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc) (lastChunk bool, err error) {
+func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc[*sql.Tx]) (lastChunk bool, err error) {
 	if err := lifecycle.CheckChunkTarget(w, state, stores); err != nil {
 		return false, err
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 // testBoardLifecycle walks a board through its states: requested
 // (pending), planned (running), failed, resumed, done; every step
 // idempotent where it says so.
-func testBoardLifecycle(t *testing.T, b *bundle) {
+func testBoardLifecycle[TTx any](t *testing.T, b *bundle[TTx]) {
 	const n = 7
 	ctx, s := b.ctx, b.store
 	pending, created, err := s.RequestBoard(ctx, store.BoardRequest{N: n})
@@ -109,7 +110,7 @@ func testBoardLifecycle(t *testing.T, b *bundle) {
 // testBoardWithoutChunks plans a board whose chunk depth leaves no chunk
 // (N=3 at depth 3: no three queens fit): it finishes at once, with no
 // solutions.
-func testBoardWithoutChunks(t *testing.T, b *bundle) {
+func testBoardWithoutChunks[TTx any](t *testing.T, b *bundle[TTx]) {
 	board, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 3, ChunkDepth: 3, StoresSolutions: true, SolverVersion: SolverVersion}, nil)
 	if err != nil || board.ChunksTotal != 0 {
 		t.Fatalf("PlanBoard(N=3, depth 3): %+v, %v; want no chunks", board, err)
@@ -126,7 +127,7 @@ func testBoardWithoutChunks(t *testing.T, b *bundle) {
 
 // testBadInput checks that bad arguments are EINVALID and unknown things
 // ENOTFOUND, with nothing written.
-func testBadInput(t *testing.T, b *bundle) {
+func testBadInput[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	Load(ctx, t, s, 6, 1)
 	for _, n := range []int{0, -1, solver.MaxSearchN + 1} {
@@ -193,4 +194,57 @@ func testBadInput(t *testing.T, b *bundle) {
 	first := solver.Chunk{N: 8, Prefix: solver.Placement{0}}
 	_, err = s.WriteChunk(ctx, store.ChunkWrite{Chunk: first, Counts: first.Count()}, nil)
 	wantCode(t, err, nqueens.EINVALID, "WriteChunk of a storing board without solutions")
+}
+
+// testBoardsByState puts boards in each state and lists them by state:
+// each list holds exactly the boards in one of its states, by ascending
+// N; no state lists them all; an unknown state is EINVALID.
+func testBoardsByState[TTx any](t *testing.T, b *bundle[TTx]) {
+	ctx, s := b.ctx, b.store
+	for _, n := range []int{9, 3} {
+		if _, _, err := s.RequestBoard(ctx, store.BoardRequest{N: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Load(ctx, t, s, 5, 1)
+	Load(ctx, t, s, 4, 1)
+	for _, n := range []int{7, 6} {
+		if _, _, err := s.PlanBoard(ctx, store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: SolverVersion}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.FailBoard(ctx, 6, "worker lost"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		states []store.BoardState
+		want   []int
+	}{
+		{nil, []int{3, 4, 5, 6, 7, 9}},
+		{[]store.BoardState{store.Pending}, []int{3, 9}},
+		{[]store.BoardState{store.Running}, []int{7}},
+		{[]store.BoardState{store.Done}, []int{4, 5}},
+		{[]store.BoardState{store.Failed}, []int{6}},
+		{[]store.BoardState{store.Failed, store.Pending}, []int{3, 6, 9}},
+		{[]store.BoardState{store.Done, store.Done}, []int{4, 5}},
+	} {
+		boards, err := s.Boards(ctx, c.states...)
+		if err != nil {
+			t.Fatalf("Boards(%v): %v", c.states, err)
+		}
+		var got []int
+		for _, bd := range boards {
+			if len(c.states) > 0 && !slices.Contains(c.states, bd.State) {
+				t.Errorf("Boards(%v) lists N=%d, %s", c.states, bd.N, bd.State)
+			}
+			got = append(got, bd.N)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Boards(%v) = N %v, want %v", c.states, got, c.want)
+		}
+	}
+	_, err := s.Boards(ctx, store.Unknown)
+	wantCode(t, err, nqueens.EINVALID, "Boards of the unknown state")
+	_, err = s.Boards(ctx, "finished")
+	wantCode(t, err, nqueens.EINVALID, "Boards of a state that does not exist")
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // plan plans board n at depth, storing solutions, and returns its chunks.
-func plan(t *testing.T, b *bundle, n, depth int) []solver.Chunk {
+func plan[TTx any](t *testing.T, b *bundle[TTx], n, depth int) []solver.Chunk {
 	t.Helper()
 	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}, nil); err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func plan(t *testing.T, b *bundle, n, depth int) []solver.Chunk {
 	return chunks
 }
 
-func write(t *testing.T, b *bundle, c solver.Chunk) bool {
+func write[TTx any](t *testing.T, b *bundle[TTx], c solver.Chunk) bool {
 	t.Helper()
 	last, err := b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
 	if err != nil {
@@ -37,7 +37,7 @@ func write(t *testing.T, b *bundle, c solver.Chunk) bool {
 
 // chunkRows reads the stored solutions of one chunk, by a page from just
 // before its prefix.
-func chunkRows(t *testing.T, b *bundle, c solver.Chunk) []solver.Placement {
+func chunkRows[TTx any](t *testing.T, b *bundle[TTx], c solver.Chunk) []solver.Placement {
 	t.Helper()
 	// The prefix followed by zeros sorts before the chunk's solutions and
 	// is none of them (its rows below the prefix attack each other).
@@ -71,12 +71,12 @@ func collect(seq iter.Seq[solver.Placement]) []solver.Placement {
 // testIdempotentChunks writes every chunk twice: the second write changes
 // nothing, the last-chunk signal comes once, and the board's counts are
 // counted once.
-func testIdempotentChunks(t *testing.T, b *bundle) {
+func testIdempotentChunks[TTx any](t *testing.T, b *bundle[TTx]) {
 	const n = 8
 	chunks := plan(t, b, n, 2)
 	calls := 0
-	countCalls := func(ctx context.Context, tx any) error {
-		if tx == nil {
+	countCalls := func(ctx context.Context, tx TTx) error {
+		if noTx(tx) {
 			t.Error("inTx got no transaction")
 		}
 		calls++
@@ -131,7 +131,7 @@ func testIdempotentChunks(t *testing.T, b *bundle) {
 
 // testConcurrentDuplicateChunks writes every chunk from two goroutines at
 // once: still one signal for the last chunk and every solution once.
-func testConcurrentDuplicateChunks(t *testing.T, b *bundle) {
+func testConcurrentDuplicateChunks[TTx any](t *testing.T, b *bundle[TTx]) {
 	const n = 9
 	chunks := plan(t, b, n, 2)
 	var mu sync.Mutex
@@ -168,7 +168,7 @@ func testConcurrentDuplicateChunks(t *testing.T, b *bundle) {
 
 // checkChunkAbsent checks that nothing of chunk c was kept: no rows, not
 // done, no progress on the board.
-func checkChunkAbsent(t *testing.T, b *bundle, c solver.Chunk, index int) {
+func checkChunkAbsent[TTx any](t *testing.T, b *bundle[TTx], c solver.Chunk, index int) {
 	t.Helper()
 	if rows := chunkRows(t, b, c); len(rows) != 0 {
 		t.Errorf("a failed write of %v left %d rows", c, len(rows))
@@ -190,7 +190,7 @@ func checkChunkAbsent(t *testing.T, b *bundle, c solver.Chunk, index int) {
 }
 
 // retry writes chunk c again and checks that all its solutions are there.
-func retry(t *testing.T, b *bundle, c solver.Chunk) {
+func retry[TTx any](t *testing.T, b *bundle[TTx], c solver.Chunk) {
 	t.Helper()
 	write(t, b, c)
 	if got, want := chunkRows(t, b, c), collect(c.Solutions()); !samePlacements(got, want) {
@@ -200,14 +200,14 @@ func retry(t *testing.T, b *bundle, c solver.Chunk) {
 
 // bigChunk plans N=12 at depth 1 (12 chunks of about 1,200 solutions) and
 // returns its chunk with the given index.
-func bigChunk(t *testing.T, b *bundle, index int) solver.Chunk {
+func bigChunk[TTx any](t *testing.T, b *bundle[TTx], index int) solver.Chunk {
 	t.Helper()
 	return plan(t, b, 12, 1)[index]
 }
 
 // testAtomicChunkCancelled cancels the context halfway through a chunk's
 // solutions: nothing of the chunk remains, and a retry writes it whole.
-func testAtomicChunkCancelled(t *testing.T, b *bundle) {
+func testAtomicChunkCancelled[TTx any](t *testing.T, b *bundle[TTx]) {
 	const index = 5
 	c := bigChunk(t, b, index)
 	ctx, cancel := context.WithCancel(b.ctx)
@@ -233,12 +233,12 @@ func testAtomicChunkCancelled(t *testing.T, b *bundle) {
 
 // testAtomicChunkInTxError fails the caller's part of the transaction: the
 // chunk's rows are rolled back with it.
-func testAtomicChunkInTxError(t *testing.T, b *bundle) {
+func testAtomicChunkInTxError[TTx any](t *testing.T, b *bundle[TTx]) {
 	const index = 3
 	c := bigChunk(t, b, index)
 	jobFailed := errors.New("job could not complete")
 	_, err := b.store.WriteChunk(b.ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()},
-		func(context.Context, any) error { return jobFailed })
+		func(context.Context, TTx) error { return jobFailed })
 	if !errors.Is(err, jobFailed) {
 		t.Fatalf("WriteChunk with a failing inTx: %v, want its error", err)
 	}
@@ -248,7 +248,7 @@ func testAtomicChunkInTxError(t *testing.T, b *bundle) {
 
 // testAtomicChunkBadSolution feeds a chunk a solution of another chunk
 // halfway: EINVALID, and nothing written.
-func testAtomicChunkBadSolution(t *testing.T, b *bundle) {
+func testAtomicChunkBadSolution[TTx any](t *testing.T, b *bundle[TTx]) {
 	const index = 7
 	c := bigChunk(t, b, index)
 	sols := collect(c.Solutions())
@@ -279,7 +279,7 @@ func slicesValues(ps []solver.Placement) iter.Seq[solver.Placement] {
 // testCountsOnlyBoard computes a board that keeps counts only: chunks
 // written with counts alone or with solutions (counted, not stored), its
 // final counts right, and no pages.
-func testCountsOnlyBoard(t *testing.T, b *bundle) {
+func testCountsOnlyBoard[TTx any](t *testing.T, b *bundle[TTx]) {
 	const n = 11
 	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: n, ChunkDepth: 2, SolverVersion: SolverVersion}, nil); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // EUNAVAILABLE (its callers retry or report an outage), not an error
 // they would take for a bug; with arguments that are right, so that no
 // check answers first.
-func testClosedStore(t *testing.T, b *bundle) {
+func testClosedStore[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	Load(ctx, t, s, 6, 2)
 	chunks, err := solver.Chunks(7, 2)

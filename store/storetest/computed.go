@@ -41,20 +41,21 @@ func (c ComputedChunk) Write() store.ChunkWrite {
 
 // LoadComputed plans the chunks' board, writes the chunks in the order
 // given, one WriteChunk each, and finishes the board.
-func LoadComputed(tb testing.TB, s store.Store, chunks []ComputedChunk) {
+func LoadComputed(tb testing.TB, s store.Reader, chunks []ComputedChunk) {
 	tb.Helper()
+	w := WritesOf(tb, s)
 	ctx := context.Background()
 	n := chunks[0].Chunk.N
 	plan := store.BoardPlan{N: n, ChunkDepth: len(chunks[0].Chunk.Prefix), StoresSolutions: true, SolverVersion: SolverVersion}
-	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
+	if _, _, err := w.PlanBoard(ctx, plan); err != nil {
 		tb.Fatal(err)
 	}
 	for _, c := range chunks {
-		if _, err := s.WriteChunk(ctx, c.Write(), nil); err != nil {
+		if _, err := w.WriteChunk(ctx, c.Write()); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	if _, err := s.FinishBoard(ctx, n); err != nil {
+	if _, err := w.FinishBoard(ctx, n); err != nil {
 		tb.Fatal(err)
 	}
 }

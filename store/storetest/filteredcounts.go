@@ -14,7 +14,7 @@ import (
 // filteredCountCase is a filter of N=8 and its counts, by brute force
 // (Total: the solutions of solver.All that match) and by the solver
 // (Unique).
-func filteredCountCase(t *testing.T, f solver.Filter) (n int, key string, plan solver.FilteredCountPlan, want solver.Counts) {
+func filteredCountCase(t *testing.T, f solver.Filter) (n int, plan solver.FilteredCountPlan, want solver.Counts) {
 	t.Helper()
 	n = 8
 	for p := range solver.All(n) {
@@ -31,23 +31,23 @@ func filteredCountCase(t *testing.T, f solver.Filter) (n int, key string, plan s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n, f.Key(), plan, want
+	return n, plan, want
 }
 
 // testFilteredCounts asks for a filtered count, writes its chunks in a
 // random order with duplicates, and checks the sum against brute force;
 // asking again changes nothing.
-func testFilteredCounts(t *testing.T, b *bundle) {
+func testFilteredCounts[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	f := solver.Filter{Queens: []solver.Square{{Row: 1, Col: 4}}, Empty: []solver.Square{{Row: 5, Col: 2}, {Row: 0, Col: 0}}}
-	n, key, plan, want := filteredCountCase(t, f)
-	if _, err := s.FilteredCount(ctx, n, key); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
+	n, plan, want := filteredCountCase(t, f)
+	if _, err := s.FilteredCount(ctx, n, f); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
 		t.Fatalf("FilteredCount before any request: %v, want ENOTFOUND", err)
 	}
 	var queued []int
-	req := store.FilteredCountRequest{N: n, Filter: key, Chunks: len(plan.Chunks)}
-	fc, created, err := s.RequestFilteredCount(ctx, req, func(_ context.Context, tx any, todo []int) error {
-		if tx == nil {
+	req := store.FilteredCountRequest{N: n, Filter: f, Chunks: len(plan.Chunks)}
+	fc, created, err := s.RequestFilteredCount(ctx, req, func(_ context.Context, tx TTx, todo []int) error {
+		if noTx(tx) {
 			return errors.New("no transaction")
 		}
 		queued = todo
@@ -59,7 +59,7 @@ func testFilteredCounts(t *testing.T, b *bundle) {
 	if len(queued) != len(plan.Chunks) {
 		t.Fatalf("onCreate got %d chunks, want %d", len(queued), len(plan.Chunks))
 	}
-	again, created, err := s.RequestFilteredCount(ctx, req, func(context.Context, any, []int) error {
+	again, created, err := s.RequestFilteredCount(ctx, req, func(context.Context, TTx, []int) error {
 		t.Error("onCreate ran for a count asked for before")
 		return nil
 	})
@@ -72,20 +72,20 @@ func testFilteredCounts(t *testing.T, b *bundle) {
 	wantCode(t, err, nqueens.ECONFLICT, "asking with another number of chunks")
 
 	// An inTx error leaves the chunk unwritten.
-	first := store.FilteredChunkWrite{N: n, Filter: key, Index: 0, Counts: plan.Chunks[0].CountFiltered(plan.Filter)}
-	if _, err := s.WriteFilteredChunk(ctx, first, func(context.Context, any) error { return errors.New("boom") }); err == nil {
+	first := store.FilteredChunkWrite{N: n, Filter: f, Index: 0, Counts: plan.Chunks[0].CountFiltered(plan.Filter)}
+	if _, err := s.WriteFilteredChunk(ctx, first, func(context.Context, TTx) error { return errors.New("boom") }); err == nil {
 		t.Fatal("WriteFilteredChunk with a failing inTx succeeded")
 	}
-	if fc, err := s.FilteredCount(ctx, n, key); err != nil || fc.ChunksDone != 0 {
+	if fc, err := s.FilteredCount(ctx, n, f); err != nil || fc.ChunksDone != 0 {
 		t.Fatalf("after a rolled back chunk: %+v, %v", fc, err)
 	}
 
 	order := rand.Perm(len(plan.Chunks))
 	order = append(order[:1], order...) // the first twice, as a duplicate job would
 	for i, idx := range order {
-		w := store.FilteredChunkWrite{N: n, Filter: key, Index: idx, Counts: plan.Chunks[idx].CountFiltered(plan.Filter)}
+		w := store.FilteredChunkWrite{N: n, Filter: f, Index: idx, Counts: plan.Chunks[idx].CountFiltered(plan.Filter)}
 		ran := false
-		fc, err := s.WriteFilteredChunk(ctx, w, func(context.Context, any) error { ran = true; return nil })
+		fc, err := s.WriteFilteredChunk(ctx, w, func(context.Context, TTx) error { ran = true; return nil })
 		if err != nil || !ran {
 			t.Fatalf("WriteFilteredChunk(%d) = %+v, %v (inTx ran: %v)", idx, fc, err, ran)
 		}
@@ -93,8 +93,11 @@ func testFilteredCounts(t *testing.T, b *bundle) {
 			t.Fatalf("after %d of %d writes the count is %s", i+1, len(order), fc.State)
 		}
 	}
-	got, err := s.FilteredCount(ctx, n, key)
-	if err != nil || got.State != store.Done || got.Total != want.Total || got.Unique != want.Unique ||
+	// The count is kept by the filter's canonical key: the same filter
+	// written in another order finds it.
+	reordered := solver.Filter{Queens: f.Queens, Empty: []solver.Square{f.Empty[1], f.Empty[0], f.Empty[1]}}
+	got, err := s.FilteredCount(ctx, n, reordered)
+	if err != nil || got.Filter != f.Key() || got.State != store.Done || got.Total != want.Total || got.Unique != want.Unique ||
 		got.ChunksDone != got.ChunksTotal || got.FinishedAt.IsZero() {
 		t.Fatalf("FilteredCount = %+v, %v; want done with total %d, unique %d", got, err, want.Total, want.Unique)
 	}
@@ -108,20 +111,22 @@ func testFilteredCounts(t *testing.T, b *bundle) {
 
 // testFilteredCountBadInput checks that bad requests are EINVALID, with
 // nothing written.
-func testFilteredCountBadInput(t *testing.T, b *bundle) {
+func testFilteredCountBadInput[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
-	key := "q0.1,e2.2"
+	f := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}, Empty: []solver.Square{{Row: 2, Col: 2}}}
+	var tooMany solver.Filter
+	for i := range solver.MaxFilterSquares + 1 {
+		tooMany.Empty = append(tooMany.Empty, solver.Square{Row: i / 8 % 8, Col: i % 8})
+	}
 	bad := []struct {
 		name string
 		req  store.FilteredCountRequest
 	}{
-		{"N=0", store.FilteredCountRequest{N: 0, Filter: key, Chunks: 1}},
-		{"not canonical", store.FilteredCountRequest{N: 8, Filter: "e2.2,q0.1", Chunks: 1}},
-		{"repeated square", store.FilteredCountRequest{N: 8, Filter: "q0.1,q0.1", Chunks: 1}},
-		{"zero filter", store.FilteredCountRequest{N: 8, Filter: "", Chunks: 1}},
-		{"off the board", store.FilteredCountRequest{N: 8, Filter: "q8.1", Chunks: 1}},
-		{"not a filter", store.FilteredCountRequest{N: 8, Filter: "x", Chunks: 1}},
-		{"no chunks", store.FilteredCountRequest{N: 8, Filter: key, Chunks: 0}},
+		{"N=0", store.FilteredCountRequest{N: 0, Filter: f, Chunks: 1}},
+		{"zero filter", store.FilteredCountRequest{N: 8, Chunks: 1}},
+		{"off the board", store.FilteredCountRequest{N: 8, Filter: solver.Filter{Queens: []solver.Square{{Row: 8, Col: 1}}}, Chunks: 1}},
+		{"too many squares", store.FilteredCountRequest{N: 8, Filter: tooMany, Chunks: 1}},
+		{"no chunks", store.FilteredCountRequest{N: 8, Filter: f, Chunks: 0}},
 	}
 	for _, tt := range bad {
 		_, _, err := s.RequestFilteredCount(ctx, tt.req, nil)
@@ -133,18 +138,18 @@ func testFilteredCountBadInput(t *testing.T, b *bundle) {
 			}
 		}
 	}
-	_, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: 0}, nil)
+	_, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: f, Index: 0}, nil)
 	wantCode(t, err, nqueens.ENOTFOUND, "a chunk of a count never asked for")
-	if _, _, err := s.RequestFilteredCount(ctx, store.FilteredCountRequest{N: 8, Filter: key, Chunks: 3}, nil); err != nil {
+	if _, _, err := s.RequestFilteredCount(ctx, store.FilteredCountRequest{N: 8, Filter: f, Chunks: 3}, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: 3}, nil)
+	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: f, Index: 3}, nil)
 	wantCode(t, err, nqueens.EINVALID, "a chunk index past the last")
-	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: -1}, nil)
+	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: f, Index: -1}, nil)
 	wantCode(t, err, nqueens.EINVALID, "a negative chunk index")
-	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: key, Index: 0, Counts: solver.Counts{Total: 1, Unique: 2}}, nil)
+	_, err = s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: 8, Filter: f, Index: 0, Counts: solver.Counts{Total: 1, Unique: 2}}, nil)
 	wantCode(t, err, nqueens.EINVALID, "more classes than solutions")
-	if fc, err := s.FilteredCount(ctx, 8, key); err != nil || fc.ChunksDone != 0 {
+	if fc, err := s.FilteredCount(ctx, 8, f); err != nil || fc.ChunksDone != 0 {
 		t.Errorf("after bad writes: %+v, %v", fc, err)
 	}
 }
@@ -152,12 +157,12 @@ func testFilteredCountBadInput(t *testing.T, b *bundle) {
 // testFilteredCountResume fails a count halfway and asks for it again: it
 // runs again with only the chunks not written yet to do, and ends with
 // brute force's count; a done count cannot fail.
-func testFilteredCountResume(t *testing.T, b *bundle) {
+func testFilteredCountResume[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	f := solver.Filter{Queens: []solver.Square{{Row: 3, Col: 3}}, Empty: []solver.Square{{Row: 0, Col: 6}}}
-	n, key, plan, want := filteredCountCase(t, f)
-	req := store.FilteredCountRequest{N: n, Filter: key, Chunks: len(plan.Chunks)}
-	_, err := s.FailFilteredCount(ctx, n, key, "never asked for")
+	n, plan, want := filteredCountCase(t, f)
+	req := store.FilteredCountRequest{N: n, Filter: f, Chunks: len(plan.Chunks)}
+	_, err := s.FailFilteredCount(ctx, n, f, "never asked for")
 	wantCode(t, err, nqueens.ENOTFOUND, "failing a count never asked for")
 	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
 		t.Fatal(err)
@@ -165,7 +170,7 @@ func testFilteredCountResume(t *testing.T, b *bundle) {
 	half := len(plan.Chunks) / 2
 	write := func(idx int) store.FilteredCount {
 		t.Helper()
-		fc, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: n, Filter: key, Index: idx, Counts: plan.Chunks[idx].CountFiltered(plan.Filter)}, nil)
+		fc, err := s.WriteFilteredChunk(ctx, store.FilteredChunkWrite{N: n, Filter: f, Index: idx, Counts: plan.Chunks[idx].CountFiltered(plan.Filter)}, nil)
 		if err != nil {
 			t.Fatalf("WriteFilteredChunk(%d): %v", idx, err)
 		}
@@ -174,15 +179,15 @@ func testFilteredCountResume(t *testing.T, b *bundle) {
 	for i := range half {
 		write(i)
 	}
-	fc, err := s.FailFilteredCount(ctx, n, key, "chunk 5 failed 5 times")
+	fc, err := s.FailFilteredCount(ctx, n, f, "chunk 5 failed 5 times")
 	if err != nil || fc.State != store.Failed || fc.LastError != "chunk 5 failed 5 times" || fc.ChunksDone != half {
 		t.Fatalf("FailFilteredCount = %+v, %v", fc, err)
 	}
-	if again, err := s.FailFilteredCount(ctx, n, key, "another reason"); err != nil || again.LastError != fc.LastError {
+	if again, err := s.FailFilteredCount(ctx, n, f, "another reason"); err != nil || again.LastError != fc.LastError {
 		t.Errorf("failing a failed count again: %+v, %v; want it unchanged", again, err)
 	}
 	var todo []int
-	fc, created, err := s.RequestFilteredCount(ctx, req, func(_ context.Context, _ any, chunks []int) error {
+	fc, created, err := s.RequestFilteredCount(ctx, req, func(_ context.Context, _ TTx, chunks []int) error {
 		todo = chunks
 		return nil
 	})
@@ -198,6 +203,6 @@ func testFilteredCountResume(t *testing.T, b *bundle) {
 	if fc.State != store.Done || fc.Total != want.Total || fc.Unique != want.Unique {
 		t.Fatalf("after resuming: %+v; want done with total %d, unique %d", fc, want.Total, want.Unique)
 	}
-	_, err = s.FailFilteredCount(ctx, n, key, "too late")
+	_, err = s.FailFilteredCount(ctx, n, f, "too late")
 	wantCode(t, err, nqueens.ECONFLICT, "failing a done count")
 }

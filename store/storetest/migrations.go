@@ -14,7 +14,7 @@ import (
 // testMigrationsUpDownUp migrates a database down one step, down to
 // nothing and up again: each step leaves the version it should, and the
 // store works again after the last.
-func testMigrationsUpDownUp(t *testing.T, b *bundle) {
+func testMigrationsUpDownUp[TTx any](t *testing.T, b *bundle[TTx]) {
 	Load(b.ctx, t, b.store, 5, 1)
 	// A board planned by tasks, which the step down from version 3 drops.
 	if _, _, err := b.store.PlanBoard(b.ctx, store.BoardPlan{N: 6, Tasks: true, SolverVersion: SolverVersion}, nil); err != nil {
@@ -84,7 +84,7 @@ func testMigrationsUpDownUp(t *testing.T, b *bundle) {
 
 // testSchemaVersion: the store reports the version the migrations left, 0
 // before any (no table yet), and a migration that failed halfway.
-func testSchemaVersion(t *testing.T, b *bundle) {
+func testSchemaVersion[TTx any](t *testing.T, b *bundle[TTx]) {
 	db := b.backend.NewDatabase(t) // one no migration has touched
 	s, ok := db.Open(t, true).(interface {
 		SchemaVersion(context.Context) (version uint, dirty bool, err error)

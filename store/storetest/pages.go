@@ -25,7 +25,7 @@ var pageSizes = []int{1, 7, 100}
 // backward at several page sizes, all and unique solutions: each page must
 // equal the solver's page from the same cursor, and each walk the solver's
 // ordered enumeration.
-func testRoundTripPages(t *testing.T, b *bundle) {
+func testRoundTripPages[TTx any](t *testing.T, b *bundle[TTx]) {
 	ref := oeis.MustLoad(t)
 	LoadRange(b.ctx, t, b.store, 1, maxRoundTripN)
 	for n := 1; n <= maxRoundTripN; n++ {
@@ -95,7 +95,7 @@ func solverPage(t *testing.T, req store.PageRequest) []solver.Placement {
 // walk pages through all (or all canonical) solutions of N in one
 // direction, checking every page against the solver's, and returns them
 // in ascending order.
-func walk(t *testing.T, b *bundle, n int, unique bool, size int, dir store.Direction) []solver.Placement {
+func walk[TTx any](t *testing.T, b *bundle[TTx], n int, unique bool, size int, dir store.Direction) []solver.Placement {
 	t.Helper()
 	var all [][]solver.Placement
 	req := store.PageRequest{N: n, Unique: unique, Direction: dir, Limit: size}
@@ -122,7 +122,7 @@ func walk(t *testing.T, b *bundle, n int, unique bool, size int, dir store.Direc
 
 // getPage reads a page and checks every solution's symmetry facts against
 // the solver's.
-func getPage(t *testing.T, b *bundle, req store.PageRequest) []solver.Placement {
+func getPage[TTx any](t *testing.T, b *bundle[TTx], req store.PageRequest) []solver.Placement {
 	t.Helper()
 	page, err := b.store.Page(b.ctx, req)
 	if err != nil {
@@ -152,7 +152,7 @@ func samePlacements(a, b []solver.Placement) bool {
 
 // testPagesFromAnyCursor checks pages after and before cursors that are
 // not solutions (any placement of N is a valid cursor) against the solver.
-func testPagesFromAnyCursor(t *testing.T, b *bundle) {
+func testPagesFromAnyCursor[TTx any](t *testing.T, b *bundle[TTx]) {
 	const n = 9
 	LoadRange(b.ctx, t, b.store, n, n)
 	rng := rand.New(rand.NewPCG(9, 9))

@@ -18,7 +18,7 @@ import (
 // shorter), writes of their counts (idempotent, one last chunk), and the
 // board's counts right. N=3 has one task, the whole board, with all four
 // frame fields -1.
-func testTaskBoard(t *testing.T, b *bundle) {
+func testTaskBoard[TTx any](t *testing.T, b *bundle[TTx]) {
 	ref := oeis.MustLoad(t)
 	for _, p := range []store.BoardPlan{
 		{N: 3, Tasks: true, SolverVersion: SolverVersion},
@@ -109,12 +109,12 @@ func testTaskBoard(t *testing.T, b *bundle) {
 // testPlanHook checks PlanBoard's onClaim: it runs in the transaction that
 // claims the board, with the chunks to do, and only then; its error rolls
 // the whole plan back.
-func testPlanHook(t *testing.T, b *bundle) {
+func testPlanHook[TTx any](t *testing.T, b *bundle[TTx]) {
 	const n = 7
 	plan := store.BoardPlan{N: n, ChunkDepth: 2, StoresSolutions: true, SolverVersion: SolverVersion}
 	chunks, _ := solver.Chunks(n, plan.ChunkDepth)
 	refused := errors.New("jobs could not be queued")
-	_, _, err := b.store.PlanBoard(b.ctx, plan, func(context.Context, any, store.Board, []store.ChunkRecord) error { return refused })
+	_, _, err := b.store.PlanBoard(b.ctx, plan, func(context.Context, TTx, store.Board, []store.ChunkRecord) error { return refused })
 	if !errors.Is(err, refused) {
 		t.Fatalf("PlanBoard with a failing onClaim: %v, want its error", err)
 	}
@@ -122,8 +122,8 @@ func testPlanHook(t *testing.T, b *bundle) {
 	wantCode(t, err, nqueens.ENOTFOUND, "Board after a plan rolled back")
 
 	var got [][]store.ChunkRecord
-	hook := func(ctx context.Context, tx any, board store.Board, todo []store.ChunkRecord) error {
-		if tx == nil || board.State != store.Running || board.N != n {
+	hook := func(ctx context.Context, tx TTx, board store.Board, todo []store.ChunkRecord) error {
+		if noTx(tx) || board.State != store.Running || board.N != n {
 			t.Errorf("onClaim got tx %v, board %+v; want a transaction and the running board", tx, board)
 		}
 		got = append(got, todo)
@@ -164,7 +164,7 @@ func testPlanHook(t *testing.T, b *bundle) {
 
 // testTouchBoard checks the progress heartbeat: it moves a running
 // board's updated_at and leaves other boards alone.
-func testTouchBoard(t *testing.T, b *bundle) {
+func testTouchBoard[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	wantCode(t, s.TouchBoard(ctx, 9), nqueens.ENOTFOUND, "TouchBoard of an unknown board")
 	pending, _, err := s.RequestBoard(ctx, store.BoardRequest{N: 9})

@@ -10,7 +10,7 @@ import (
 // testRankAndSolutionAt checks that solution #k and the rank of a
 // placement agree with the solver's enumeration: for every solution of
 // N=8, and every 13th of N=10, all and unique.
-func testRankAndSolutionAt(t *testing.T, b *bundle) {
+func testRankAndSolutionAt[TTx any](t *testing.T, b *bundle[TTx]) {
 	Load(b.ctx, t, b.store, 8, solver.DefaultChunkDepth(8))
 	// N=10 at depth 3 as well: more, smaller chunks, some of them empty.
 	Load(b.ctx, t, b.store, 10, 3)
@@ -47,7 +47,7 @@ func testRankAndSolutionAt(t *testing.T, b *bundle) {
 }
 
 // checkRank checks SolutionAt(rank) == p and Rank(p) == rank.
-func checkRank(t *testing.T, b *bundle, n int, rank uint64, p solver.Placement, unique bool) {
+func checkRank[TTx any](t *testing.T, b *bundle[TTx], n int, rank uint64, p solver.Placement, unique bool) {
 	t.Helper()
 	s, err := b.store.SolutionAt(b.ctx, n, rank, unique)
 	if err != nil {

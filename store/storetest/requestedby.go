@@ -13,7 +13,7 @@ import (
 // failing, resuming, finishing); an unknown requester stays unknown.
 // A name that is too long or not printable text is EINVALID and changes
 // nothing, whether the board is new or not.
-func testRequestedBy(t *testing.T, b *bundle) {
+func testRequestedBy[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	requested := func(n int, want, when string) {
 		t.Helper()

@@ -15,7 +15,7 @@ import (
 // the stored rows, read back page by page: every square of all solutions
 // and of the canonical ones. Their rows and columns sum to the published
 // counts.
-func testSquareCounts(t *testing.T, b *bundle) {
+func testSquareCounts[TTx any](t *testing.T, b *bundle[TTx]) {
 	ref := oeis.MustLoad(t)
 	LoadRange(b.ctx, t, b.store, 1, 12)
 	for n := 1; n <= 12; n++ {
@@ -59,7 +59,7 @@ func testSquareCounts(t *testing.T, b *bundle) {
 
 // testSquareCountsUnknown checks that statistics are ENOTFOUND while they
 // are not known, and EINVALID for a bad N.
-func testSquareCountsUnknown(t *testing.T, b *bundle) {
+func testSquareCountsUnknown[TTx any](t *testing.T, b *bundle[TTx]) {
 	_, err := b.store.SquareCounts(b.ctx, 7)
 	wantCode(t, err, nqueens.ENOTFOUND, "SquareCounts of a board never requested")
 	for _, n := range []int{0, -1, solver.MaxSearchN + 1} {
@@ -97,7 +97,7 @@ func testSquareCountsUnknown(t *testing.T, b *bundle) {
 
 // readAll reads every stored solution of N (the canonical ones when
 // unique) back, in pages of the largest size.
-func readAll(t *testing.T, b *bundle, n int, unique bool) []solver.Placement {
+func readAll[TTx any](t *testing.T, b *bundle[TTx], n int, unique bool) []solver.Placement {
 	t.Helper()
 	var out []solver.Placement
 	req := store.PageRequest{N: n, Unique: unique, Direction: store.Forward, Limit: store.MaxPageLimit}
@@ -121,7 +121,7 @@ func readAll(t *testing.T, b *bundle, n int, unique bool) []solver.Placement {
 // finished before the store kept them has none: the store does not serve
 // them before, and serves what it had computed after. exec runs one SQL
 // statement on the store's database.
-func CheckBackfill(t *testing.T, s store.Store, tag string, exec func(stmt string) error) {
+func CheckBackfill(t *testing.T, s store.Reader, tag string, exec func(stmt string) error) {
 	ctx := t.Context()
 	LoadRange(ctx, t, s, 1, 8)
 	want, err := s.SquareCounts(ctx, 8)

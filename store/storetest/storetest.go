@@ -1,9 +1,10 @@
 // Package storetest is the conformance suite of store.Store: one set of
 // tests that every backend passes, so that both behave the same. A
-// backend's test calls Run with a way to make fresh databases:
+// backend's test calls Run with a way to make fresh databases, typed by
+// the backend's transaction:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, storetest.Backend{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
+//		storetest.Run(t, storetest.Backend[pgx.Tx]{Dialect: migrations.Postgres, NewDatabase: newTestDatabase})
 //	}
 //
 // Every expectation comes from the solver (enumeration, ranks, symmetry)
@@ -12,6 +13,7 @@ package storetest
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/nqueens/nqueens"
@@ -21,19 +23,19 @@ import (
 )
 
 // Backend is what the suite needs from a backend.
-type Backend struct {
+type Backend[TTx any] struct {
 	// Dialect names the backend's migrations.
 	Dialect migrations.Dialect
 	// NewDatabase returns a fresh, empty database of the test's own (a
 	// schema, a file), removed when the test ends.
-	NewDatabase func(t *testing.T) Database
+	NewDatabase func(t *testing.T) Database[TTx]
 }
 
 // Database is one test's database.
-type Database struct {
+type Database[TTx any] struct {
 	// Open opens a store over the database, migrating it unless
 	// skipMigrations; the store is closed when the test ends.
-	Open func(t *testing.T, skipMigrations bool) store.Store
+	Open func(t *testing.T, skipMigrations bool) store.Store[TTx]
 	// Migrator returns a migrator over the database, closed when the test
 	// ends.
 	Migrator func(t *testing.T) *migrations.Migrator
@@ -47,38 +49,39 @@ const SolverVersion = "storetest"
 
 // Run runs the conformance suite. Every test runs in parallel with its own
 // database.
-func Run(t *testing.T, b Backend) {
+func Run[TTx any](t *testing.T, b Backend[TTx]) {
 	tests := []struct {
 		name string
-		run  func(*testing.T, *bundle)
+		run  func(*testing.T, *bundle[TTx])
 	}{
-		{"RoundTripPages", testRoundTripPages},
-		{"PagesFromAnyCursor", testPagesFromAnyCursor},
-		{"FilteredPages", testFilteredPages},
-		{"FilterBadInput", testFilterBadInput},
-		{"RankAndSolutionAt", testRankAndSolutionAt},
-		{"IdempotentChunks", testIdempotentChunks},
-		{"ConcurrentDuplicateChunks", testConcurrentDuplicateChunks},
-		{"AtomicChunkCancelled", testAtomicChunkCancelled},
-		{"AtomicChunkInTxError", testAtomicChunkInTxError},
-		{"AtomicChunkBadSolution", testAtomicChunkBadSolution},
-		{"CountsOnlyBoard", testCountsOnlyBoard},
-		{"TaskBoard", testTaskBoard},
-		{"SquareCounts", testSquareCounts},
-		{"SquareCountsUnknown", testSquareCountsUnknown},
-		{"FilteredCounts", testFilteredCounts},
-		{"FilteredCountBadInput", testFilteredCountBadInput},
-		{"FilteredCountResume", testFilteredCountResume},
-		{"PlanHook", testPlanHook},
-		{"TouchBoard", testTouchBoard},
-		{"Workers", testWorkers},
-		{"BoardLifecycle", testBoardLifecycle},
-		{"RequestedBy", testRequestedBy},
-		{"BoardWithoutChunks", testBoardWithoutChunks},
-		{"BadInput", testBadInput},
-		{"MigrationsUpDownUp", testMigrationsUpDownUp},
-		{"SchemaVersion", testSchemaVersion},
-		{"ClosedStore", testClosedStore},
+		{"RoundTripPages", testRoundTripPages[TTx]},
+		{"PagesFromAnyCursor", testPagesFromAnyCursor[TTx]},
+		{"FilteredWalks", testFilteredWalks[TTx]},
+		{"FilterBadInput", testFilterBadInput[TTx]},
+		{"RankAndSolutionAt", testRankAndSolutionAt[TTx]},
+		{"IdempotentChunks", testIdempotentChunks[TTx]},
+		{"ConcurrentDuplicateChunks", testConcurrentDuplicateChunks[TTx]},
+		{"AtomicChunkCancelled", testAtomicChunkCancelled[TTx]},
+		{"AtomicChunkInTxError", testAtomicChunkInTxError[TTx]},
+		{"AtomicChunkBadSolution", testAtomicChunkBadSolution[TTx]},
+		{"CountsOnlyBoard", testCountsOnlyBoard[TTx]},
+		{"TaskBoard", testTaskBoard[TTx]},
+		{"SquareCounts", testSquareCounts[TTx]},
+		{"SquareCountsUnknown", testSquareCountsUnknown[TTx]},
+		{"FilteredCounts", testFilteredCounts[TTx]},
+		{"FilteredCountBadInput", testFilteredCountBadInput[TTx]},
+		{"FilteredCountResume", testFilteredCountResume[TTx]},
+		{"PlanHook", testPlanHook[TTx]},
+		{"TouchBoard", testTouchBoard[TTx]},
+		{"Workers", testWorkers[TTx]},
+		{"BoardLifecycle", testBoardLifecycle[TTx]},
+		{"BoardsByState", testBoardsByState[TTx]},
+		{"RequestedBy", testRequestedBy[TTx]},
+		{"BoardWithoutChunks", testBoardWithoutChunks[TTx]},
+		{"BadInput", testBadInput[TTx]},
+		{"MigrationsUpDownUp", testMigrationsUpDownUp[TTx]},
+		{"SchemaVersion", testSchemaVersion[TTx]},
+		{"ClosedStore", testClosedStore[TTx]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,26 +92,28 @@ func Run(t *testing.T, b Backend) {
 }
 
 // bundle is what one test works with.
-type bundle struct {
+type bundle[TTx any] struct {
 	ctx     context.Context
-	backend Backend
+	backend Backend[TTx]
 	dialect migrations.Dialect
-	db      Database
-	store   store.Store
+	db      Database[TTx]
+	store   store.Store[TTx]
 }
 
-func setup(t *testing.T, b Backend) *bundle {
+func setup[TTx any](t *testing.T, b Backend[TTx]) *bundle[TTx] {
 	t.Helper()
 	db := b.NewDatabase(t)
-	return &bundle{ctx: t.Context(), backend: b, dialect: b.Dialect, db: db, store: db.Open(t, false)}
+	return &bundle[TTx]{ctx: t.Context(), backend: b, dialect: b.Dialect, db: db, store: db.Open(t, false)}
 }
 
 // Load plans board n at the given chunk depth, writes every chunk computed
-// by the solver, finishes the board and returns it.
-func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store.Board {
+// by the solver, finishes the board and returns it. s is a store of
+// either backend (WritesOf).
+func Load(ctx context.Context, tb testing.TB, s store.Reader, n, depth int) store.Board {
 	tb.Helper()
+	w := WritesOf(tb, s)
 	plan := store.BoardPlan{N: n, ChunkDepth: depth, StoresSolutions: true, SolverVersion: SolverVersion}
-	if _, _, err := s.PlanBoard(ctx, plan, nil); err != nil {
+	if _, _, err := w.PlanBoard(ctx, plan); err != nil {
 		tb.Fatalf("PlanBoard(%+v): %v", plan, err)
 	}
 	chunks, err := solver.Chunks(n, depth)
@@ -117,7 +122,7 @@ func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store
 	}
 	lasts := 0
 	for _, c := range chunks {
-		last, err := s.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil)
+		last, err := w.WriteChunk(ctx, store.ChunkWrite{Chunk: c, Solutions: c.Solutions()})
 		if err != nil {
 			tb.Fatalf("WriteChunk(%v): %v", c, err)
 		}
@@ -128,7 +133,7 @@ func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store
 	if want := min(1, len(chunks)); lasts != want {
 		tb.Fatalf("N=%d: %d writes reported the last chunk, want %d", n, lasts, want)
 	}
-	b, err := s.FinishBoard(ctx, n)
+	b, err := w.FinishBoard(ctx, n)
 	if err != nil {
 		tb.Fatalf("FinishBoard(%d): %v", n, err)
 	}
@@ -138,7 +143,7 @@ func Load(ctx context.Context, tb testing.TB, s store.Store, n, depth int) store
 // LoadRange loads boards lo..hi at their default chunk depths, and the
 // count of hi under a filter (LoadFilteredCount), so that the analysts'
 // examples have filtered counts to read.
-func LoadRange(ctx context.Context, tb testing.TB, s store.Store, lo, hi int) {
+func LoadRange(ctx context.Context, tb testing.TB, s store.Reader, lo, hi int) {
 	tb.Helper()
 	for n := lo; n <= hi; n++ {
 		Load(ctx, tb, s, n, solver.DefaultChunkDepth(n))
@@ -150,21 +155,22 @@ func LoadRange(ctx context.Context, tb testing.TB, s store.Store, lo, hi int) {
 
 // LoadFilteredCount stores the count of n under f, done: every chunk of
 // solver.PlanFilteredCount counted and written.
-func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Store, n int, f solver.Filter) store.FilteredCount {
+func LoadFilteredCount(ctx context.Context, tb testing.TB, s store.Reader, n int, f solver.Filter) store.FilteredCount {
 	tb.Helper()
+	w := WritesOf(tb, s)
 	plan, err := solver.PlanFilteredCount(n, f)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req := store.FilteredCountRequest{N: n, Filter: f.Key(), Chunks: len(plan.Chunks)}
-	if _, _, err := s.RequestFilteredCount(ctx, req, nil); err != nil {
+	req := store.FilteredCountRequest{N: n, Filter: f, Chunks: len(plan.Chunks)}
+	if _, _, err := w.RequestFilteredCount(ctx, req); err != nil {
 		tb.Fatalf("RequestFilteredCount(%+v): %v", req, err)
 	}
 	var fc store.FilteredCount
 	for i, c := range plan.Chunks {
-		w := store.FilteredChunkWrite{N: n, Filter: req.Filter, Index: i, Counts: c.CountFiltered(plan.Filter)}
-		if fc, err = s.WriteFilteredChunk(ctx, w, nil); err != nil {
-			tb.Fatalf("WriteFilteredChunk(%+v): %v", w, err)
+		cw := store.FilteredChunkWrite{N: n, Filter: f, Index: i, Counts: c.CountFiltered(plan.Filter)}
+		if fc, err = w.WriteFilteredChunk(ctx, cw); err != nil {
+			tb.Fatalf("WriteFilteredChunk(%+v): %v", cw, err)
 		}
 	}
 	return fc
@@ -177,3 +183,6 @@ func wantCode(t *testing.T, err error, code, what string) {
 		t.Errorf("%s: error code %q (%v), want %q", what, got, err, code)
 	}
 }
+
+// noTx reports whether a hook got the zero transaction: none.
+func noTx[TTx any](tx TTx) bool { return reflect.ValueOf(&tx).Elem().IsZero() }

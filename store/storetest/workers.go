@@ -12,7 +12,7 @@ import (
 // testWorkers: heartbeats insert a worker, then refresh when it was last
 // seen (not when it started); Unseen grows with the time since; a worker
 // forgotten is gone; bad ids change nothing.
-func testWorkers(t *testing.T, b *bundle) {
+func testWorkers[TTx any](t *testing.T, b *bundle[TTx]) {
 	ctx, s := b.ctx, b.store
 	list := func() map[string]store.Worker {
 		t.Helper()

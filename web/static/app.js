@@ -15,7 +15,8 @@
 //          them: q<row>.<col> a pinned queen, e<row>.<col> a blocked
 //          square, 0-based from the top left, comma-separated
 // A value the page cannot use falls back to its default, and a notice at
-// the top says what is allowed.
+// the top says what is allowed; so does a parameter the page does not
+// know (?unique=1), which is ignored.
 //
 // What history.state holds for each entry (kept on reload and Back, never
 // shared in a link): the position with what the page learnt on the way
@@ -29,6 +30,7 @@ const DEFAULT_N = 8;
 const SIZES = [6, 12, 24, 48];
 const DEFAULT_SIZE = 12;
 const BOARD_PX = 200; // svg(size:) of the boards in the grid
+const URL_PARAMS = ['n', 'mode', 'size', 'where', 'after', 'before', 'last', 'at', 'show']; // what the address may hold (above)
 
 // ---------------------------------------------------------------- helpers
 
@@ -362,6 +364,11 @@ function fromURL() {
   const q = new URLSearchParams(location.search);
   const st = defaultState();
   const problems = [];
+  const unknown = [...new Set(q.keys())].filter((k) => !URL_PARAMS.includes(k));
+  if (unknown.length) {
+    const hint = unknown.includes('unique') ? ' (for one solution per symmetry class: mode=unique)' : '';
+    problems.push(`${unknown.map((k) => `“${k}”`).join(', ')} ${unknown.length === 1 ? 'is not a setting' : 'are not settings'} of this page, ignored: the address takes ${URL_PARAMS.slice(0, -1).join(', ')} and ${URL_PARAMS[URL_PARAMS.length - 1]}${hint}.`);
+  }
   if (q.has('n')) {
     const raw = q.get('n');
     if (/^[0-9]{1,2}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= API_MAX_N) st.n = Number(raw);
@@ -1300,6 +1307,14 @@ const SYMMETRY_TEXT = {
   REFLECT_ANTI_DIAGONAL: 'mirrored ╱',
 };
 
+// nameParts is a camelCase name (reflectAntiDiagonal) as its words with a
+// break opportunity between them, so that a narrow caption wraps between
+// words, never inside one.
+function nameParts(name) {
+  const words = name.split(/(?=[A-Z])/);
+  return words.flatMap((w, i) => (i ? [el('wbr'), w] : [w]));
+}
+
 function renderDetails(s) {
   const total = summary && summary.board.n === s.n ? summary.board.total ?? summary.total : null;
   // A rank the server does not know may be known from the page it was
@@ -1335,7 +1350,7 @@ function renderDetails(s) {
       },
       el('img', { src: svgURL(im.solution.svg), alt: '', width: 120, height: 120 }),
       el('span', { class: 'image-label', text: SYMMETRY_TEXT[im.symmetry] || im.name }),
-      el('span', { class: 'image-name', text: im.name }),
+      el('span', { class: 'image-name' }, ...nameParts(im.name)),
       el('span', { class: 'image-tags' },
         im.isSame ? el('span', { class: 'tag', text: 'same' }) : null,
         isCanon ? el('span', { class: 'tag canon', text: 'canonical' }) : null)));

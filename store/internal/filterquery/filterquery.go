@@ -1,5 +1,5 @@
 // Package filterquery turns a filter (solver.Filter) into what both
-// backends add to their page, count and walk queries: a condition on the
+// backends add to their walk query: a condition on the
 // placement column, and key bounds that narrow the index range scan when
 // the filter pins the first rows.
 //
@@ -31,13 +31,13 @@ const (
 
 // Condition is the SQL condition on the column placement that the rows of
 // a listing under f meet: f's own squares, or for a unique listing (of
-// canonical rows) those of any of f's images (store.ClassFilters).
+// canonical rows) those of any of f's images (solver.Filter.Images).
 func Condition(d Dialect, n int, f solver.Filter, unique bool) string {
 	if !unique {
 		return conjunction(d, f)
 	}
 	var terms []string
-	for _, g := range store.ClassFilters(n, f) {
+	for _, g := range f.Images(n) {
 		terms = append(terms, "("+conjunction(d, g)+")")
 	}
 	return strings.Join(terms, " OR ")
@@ -73,7 +73,7 @@ func square(d Dialect, q solver.Square, op string) string {
 func Range(n int, f solver.Filter, unique bool) (lower, upper []byte) {
 	filters := []solver.Filter{f}
 	if unique {
-		filters = store.ClassFilters(n, f)
+		filters = f.Images(n)
 	}
 	for i, g := range filters {
 		lo, hi := filterRange(n, g)
@@ -115,29 +115,12 @@ func filterRange(n int, f solver.Filter) (lower, upper []byte) {
 	return lower, upper
 }
 
-// PageRange returns the exclusive key bounds of a filtered page: the
-// filter's range cut by the cursor on the page's side.
-func PageRange(req store.PageRequest) (lower, upper []byte) {
+// WalkRange returns the exclusive key bounds of a walk: the filter's
+// range, cut by the walk's cursor.
+func WalkRange(req store.WalkRequest) (lower, upper []byte) {
 	lower, upper = Range(req.N, req.Filter, req.Unique)
-	if len(req.Cursor) == 0 {
-		return lower, upper
-	}
-	key := req.Cursor.Bytes()
-	if req.Direction == store.Backward {
-		if bytes.Compare(key, upper) < 0 {
-			upper = key
-		}
-	} else if bytes.Compare(key, lower) > 0 {
+	if key := req.After.Bytes(); len(key) > 0 && bytes.Compare(key, lower) > 0 {
 		lower = key
 	}
 	return lower, upper
-}
-
-// Solution is a row of a filtered page: its symmetry facts come from the
-// solver (the stored columns hold the same, as the conformance suite
-// checks), so that the query reads the placement alone, which the index
-// holds, without visiting the table for each row it skips.
-func Solution(n int, key []byte) store.Solution {
-	p := solver.FromBytes(key)
-	return store.Solution{N: n, Placement: p, Canonical: solver.IsCanonical(p), OrbitSize: solver.OrbitSize(p)}
 }
