@@ -37,6 +37,9 @@ func TestErrorCodesOverTransports(t *testing.T) {
 		if gql.Code() != "UNAVAILABLE" || gql.Errors[0].Extensions["retryAfter"] != float64(1) || !strings.Contains(gql.Message(), "try again") {
 			t.Errorf("/graphql: %s; want UNAVAILABLE with retryAfter 1", gql.Raw)
 		}
+		if gql.Status != http.StatusOK {
+			t.Errorf("/graphql: status %d; want 200, a field's error leaving the answer's status alone", gql.Status)
+		}
 	})
 	t.Run("internal", func(t *testing.T) {
 		t.Parallel()
