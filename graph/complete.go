@@ -1,10 +1,6 @@
 package graph
 
 import (
-	"context"
-	"errors"
-	"fmt"
-
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -13,11 +9,19 @@ import (
 // limit bounds the lists before this does.
 const maxCompleteSquares = 10_000
 
+// checkCompleteN checks complete's board size.
+func checkCompleteN(n int) error {
+	if n < 1 || n > solver.MaxCompleteN {
+		return badInput("n must be from 1 to %d (the largest board complete takes), got %d", solver.MaxCompleteN, n)
+	}
+	return nil
+}
+
 // completeArgs checks complete's arguments and returns them as the
 // solver's filter.
 func completeArgs(n int, queens, empty []*SquareInput) (solver.Filter, error) {
-	if n < 1 || n > solver.MaxCompleteN {
-		return solver.Filter{}, badInput("n must be from 1 to %d (the largest board complete takes), got %d", solver.MaxCompleteN, n)
+	if err := checkCompleteN(n); err != nil {
+		return solver.Filter{}, err
 	}
 	var f solver.Filter
 	for _, list := range []struct {
@@ -36,40 +40,6 @@ func completeArgs(n int, queens, empty []*SquareInput) (solver.Filter, error) {
 		return solver.Filter{}, badInput("%v", err)
 	}
 	return f, nil
-}
-
-// Complete completes a board on a solver slot of ctx's operation, within
-// its solver budget. Running out of it is an answer, Unknown, not an
-// error: the reason says so. Only a client that went away gets an error
-// (and a search that could not start for want of a slot, TIMEOUT).
-func (s *SolverSource) Complete(ctx context.Context, n int, f solver.Filter) (solver.Completion, error) {
-	what := fmt.Sprintf("completing a board of N=%d", n)
-	var c solver.Completion
-	err := s.search(ctx, what, func(checkpoint func() error) error {
-		var err error
-		c, err = solver.Complete(ctx, n, f, solver.Budget{Checkpoint: checkpoint})
-		return err
-	})
-	op := s.operationOf(ctx)
-	switch {
-	case errors.Is(err, errBudget):
-		// The budget was spent by the request's other fields before
-		// this one started.
-		return solver.Completion{State: solver.Unknown, Reason: fmt.Sprintf("undecided: the request used up its solver time of %s, shared by all of its fields, before the search started", op.budget)}, nil
-	case err != nil:
-		return solver.Completion{}, err
-	}
-	if c.State == solver.Unknown {
-		switch {
-		case errors.Is(c.Stopped, errBudget):
-			c.Reason = fmt.Sprintf("undecided: the search stopped after %d nodes when the request's solver time of %s, shared by all of its fields, ran out", c.Nodes, op.budget)
-		case errors.Is(c.Stopped, context.DeadlineExceeded):
-			c.Reason = fmt.Sprintf("undecided: the search stopped after %d nodes when the request's time budget ran out", c.Nodes)
-		case errors.Is(c.Stopped, context.Canceled):
-			return solver.Completion{}, c.Stopped
-		}
-	}
-	return c, nil
 }
 
 // completionModel is the schema's form of a completion.

@@ -45,26 +45,3 @@ func markVolatile(ctx context.Context) {
 		h.volatile.Store(true)
 	}
 }
-
-// Admission is the memory a request holds against its client's share
-// and the server's budget (a *quota.Hold): the pricing of its document
-// grows it by what its answer will hold before any resolver runs.
-type Admission interface {
-	// Grow holds n more bytes, waiting for room as long as ctx allows;
-	// else it returns the *quota.Refusal that says why not.
-	Grow(ctx context.Context, n int64) error
-}
-
-type admissionKey struct{}
-
-// WithAdmission records the memory hold of the request ctx belongs to.
-func WithAdmission(ctx context.Context, a Admission) context.Context {
-	return context.WithValue(ctx, admissionKey{}, a)
-}
-
-// admissionOf returns the request's hold, nil when there is none (a
-// request made outside the HTTP layer).
-func admissionOf(ctx context.Context) Admission {
-	a, _ := ctx.Value(admissionKey{}).(Admission)
-	return a
-}

@@ -36,7 +36,7 @@ func (r *Resolver) countSquareCounts(ctx context.Context, c *CountResult) (*solv
 	// board's stored statistics may come.
 	markVolatile(ctx)
 	key := squareCountsKey{n: c.N, filter: c.Filter.String()}
-	v, err := r.solver.operationOf(ctx).once(key, func() (any, error) {
+	v, err := r.solver.Once(ctx, key, func() (any, error) {
 		return r.solver.SquareCountsFiltered(ctx, c.N, c.Filter)
 	})
 	if err != nil {
@@ -44,18 +44,4 @@ func (r *Resolver) countSquareCounts(ctx context.Context, c *CountResult) (*solv
 	}
 	s := v.(solver.SquareCounts)
 	return &s, nil
-}
-
-// SquareCountsFiltered tallies the squares of the solutions of N that f
-// matches (solver.SquareCountsFiltered) on one solver slot, within the
-// operation's budget (TIMEOUT past it).
-func (s *SolverSource) SquareCountsFiltered(ctx context.Context, n int, f solver.Filter) (solver.SquareCounts, error) {
-	var sc solver.SquareCounts
-	what := fmt.Sprintf("tallying the squares of the solutions of N=%d that match the filter with the solver", n)
-	err := s.search(ctx, what, func(checkpoint func() error) error {
-		var err error
-		sc, _, err = solver.SquareCountsFiltered(ctx, n, f, solver.CountOptions{Checkpoint: checkpoint})
-		return err
-	})
-	return sc, err
 }

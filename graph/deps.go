@@ -10,9 +10,10 @@ import (
 
 // The resolvers reach their dependencies only through the interfaces in
 // this file, defined here, on the consumer's side, in the store's domain
-// types: a store.Reader is a BoardReader and a SolutionSource as it is, and
-// so is every other implementation (SolverSource pages every N from the
-// solver). Their errors carry the service's error codes (package nqueens), which errors.go maps to
+// types: a store.Reader is a BoardReader and a Listing as it is, and so
+// is every other implementation (solverpool.Pool lists every N from the
+// solver). Their errors carry the service's error codes (package
+// nqueens), which server's one table (server/errors.go) maps to
 // the API's. The store plugs in through Options.Boards and
 // Options.Stored, the precompute engine through Options.Precompute and
 // Options.Plans. Left nil, the server runs without them: every board is
@@ -34,13 +35,13 @@ type BoardReader interface {
 	FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
 }
 
-// SolutionSource lists the solutions of a board in lexicographic order,
+// Listing lists the solutions of a board in lexicographic order,
 // the canonical ones only when unique. The store implements it for the
-// boards it holds (keyset pagination), and SolverSource for every N from
+// boards it holds (keyset pagination), and solverpool.Pool for every N from
 // the solver. Both must give the same answers: same order, same pages.
 // The resolvers read a solution's Placement (and nothing else); ranks are
 // 1-based.
-type SolutionSource interface {
+type Listing interface {
 	// Page returns up to req.Limit solutions next to req.Cursor, in
 	// ascending order whatever the direction; fewer only at the end of the
 	// listing.

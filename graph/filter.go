@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -56,7 +57,7 @@ func (r *Resolver) filteredCounts(ctx context.Context, n int, f solver.Filter) (
 			return c, nil
 		}
 	}
-	v, err := r.solver.operationOf(ctx).once(key, func() (any, error) {
+	v, err := r.solver.Once(ctx, key, func() (any, error) {
 		return r.solver.CountFiltered(ctx, n, f)
 	})
 	if err != nil {
@@ -67,20 +68,6 @@ func (r *Resolver) filteredCounts(ctx context.Context, n int, f solver.Filter) (
 		r.filterCounts.Add(key, c)
 	}
 	return c, nil
-}
-
-// CountFiltered counts the solutions of N that f matches (Total) and the
-// classes with a member that matches (Unique), on one solver slot, within
-// the operation's budget (TIMEOUT past it).
-func (s *SolverSource) CountFiltered(ctx context.Context, n int, f solver.Filter) (solver.Counts, error) {
-	var c solver.Counts
-	what := fmt.Sprintf("counting the solutions of N=%d that match the filter with the solver", n)
-	err := s.search(ctx, what, func(checkpoint func() error) error {
-		var err error
-		c, err = solver.CountFiltered(ctx, n, f, solver.CountOptions{Workers: 1, Checkpoint: checkpoint})
-		return err
-	})
-	return c, err
 }
 
 // filteredCountResult answers count(n, where) for a non-zero filter: the
@@ -95,9 +82,9 @@ func (r *Resolver) filteredCountResult(ctx context.Context, b *Board, f solver.F
 		return res, nil
 	}
 	c, err := r.filteredCounts(ctx, b.N, f)
-	var e *Error
+	var e *apierror.Error
 	switch {
-	case errors.As(err, &e) && e.Code == CodeTimeout:
+	case errors.As(err, &e) && e.Code == apierror.Timeout:
 		markVolatile(ctx)
 		hint := *e
 		hint.Message += fmt.Sprintf("; an admin can have it counted in the background and stored with the mutation precomputeCount(n: %d, where: …), after which this count answers from the store", b.N)

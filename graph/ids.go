@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -158,9 +159,16 @@ func decodeID(id string) (globalID, error) {
 		}
 		p := solver.FromBytes(b[3:])
 		if err := solver.ValidateN(n, p); err != nil {
-			return globalID{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("id %q names no solution of N=%d: %v", id, n, err)}
+			return globalID{}, &apierror.Error{Code: apierror.NotFound, Message: fmt.Sprintf("id %q names no solution of N=%d: %v", id, n, err)}
 		}
 		return globalID{Type: idSolution, N: n, P: p}, nil
 	}
 	return globalID{}, bad("is not an id")
+}
+
+// BoardOfID returns the N of the board or the solution a global id
+// names, false when id is not one.
+func BoardOfID(id string) (int, bool) {
+	g, err := decodeID(id)
+	return g.N, err == nil
 }

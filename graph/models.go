@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/boardsvg"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -204,7 +205,7 @@ func classesOf(c solver.Counts) *OrbitClasses {
 
 // Solution is the GraphQL Solution: a solution of N ≤ 32 queens. Its
 // forms are computed from the placement; rank and uniqueRank are resolved
-// through the board's SolutionSource (solution.resolvers.go).
+// through the board's Listing (solution.resolvers.go).
 type Solution struct {
 	N int
 	p solver.Placement
@@ -278,10 +279,10 @@ func (s *Solution) Chess() string { return s.p.Chess() }
 
 // Svg draws the board as an SVG document of size×size pixels.
 func (s *Solution) Svg(size int) (string, error) {
-	if size < minSVGSize || size > maxSVGSize {
-		return "", badInput("svg(size: %d): the size is in pixels, from %d to %d", size, minSVGSize, maxSVGSize)
+	if size < boardsvg.MinSize || size > boardsvg.MaxSize {
+		return "", badInput("svg(size: %d): the size is in pixels, from %d to %d", size, boardsvg.MinSize, boardsvg.MaxSize)
 	}
-	return BoardSVG(s.p, size), nil
+	return boardsvg.Render(s.p, size), nil
 }
 
 // IsCanonical reports whether the solution names its class.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/store"
 )
 
@@ -21,7 +22,7 @@ func (r *mutationResolver) Precompute(ctx context.Context, n int, storeSolutions
 		return nil, err
 	}
 	if r.opts.Precompute == nil {
-		return nil, newError(CodeUnavailable, "the precompute engine is not configured on this server (it runs without a store); boards are served from the solver")
+		return nil, newError(apierror.Unavailable, "the precompute engine is not configured on this server (it runs without a store); boards are served from the solver")
 	}
 	req := store.BoardRequest{N: n}
 	if requestedBy != nil {
@@ -64,7 +65,7 @@ func (r *mutationResolver) PrecomputeCount(ctx context.Context, n int, where Sol
 		return nil, badInput("where must name at least one square: the count of the whole board is the precompute mutation's")
 	}
 	if r.opts.Precompute == nil {
-		return nil, newError(CodeUnavailable, "the precompute engine is not configured on this server (it runs without a store); counts under filters are computed by the solver within each request's budget")
+		return nil, newError(apierror.Unavailable, "the precompute engine is not configured on this server (it runs without a store); counts under filters are computed by the solver within each request's budget")
 	}
 	fc, err := r.opts.Precompute.PrecomputeCount(ctx, n, f)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/nqueens/nqueens"
+	"github.com/nqueens/nqueens/internal/apierror"
 )
 
 // SolutionAt is the resolver for the solutionAt field.
@@ -35,16 +36,16 @@ func (r *queryResolver) SolutionAt(ctx context.Context, n int, rank BigInt, uniq
 	}
 	switch {
 	case total != nil && *total == 0:
-		return nil, newError(CodeNotFound, "N=%d has no %s (N=2 and N=3 are the only boards without one)", n, what)
+		return nil, newError(apierror.NotFound, "N=%d has no %s (N=2 and N=3 are the only boards without one)", n, what)
 	case total != nil && uint64(rank) > *total:
-		return nil, newError(CodeNotFound, "N=%d has %s; rank is from 1 to %d, got %d", n, pluralOf(*total, what, whats), *total, rank)
+		return nil, newError(apierror.NotFound, "N=%d has %s; rank is from 1 to %d, got %d", n, pluralOf(*total, what, whats), *total, rank)
 	}
 	p, err := r.solutionAt(ctx, st, canonical, uint64(rank))
 	if nqueens.ErrorCode(err) == nqueens.ENOTFOUND {
 		if rank == 1 {
-			return nil, newError(CodeNotFound, "N=%d has no %s", n, what)
+			return nil, newError(apierror.NotFound, "N=%d has no %s", n, what)
 		}
-		return nil, newError(CodeNotFound, "N=%d has no %s #%d: it has fewer than %d %s", n, what, rank, rank, whats)
+		return nil, newError(apierror.NotFound, "N=%d has no %s #%d: it has fewer than %d %s", n, what, rank, rank, whats)
 	}
 	if err != nil {
 		return nil, dependencyError(ctx, fmt.Sprintf("finding solution #%d of N=%d", rank, n), err)

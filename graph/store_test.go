@@ -25,7 +25,7 @@ import (
 // These tests run the real server (httptest, real handler, real HTTP and
 // websockets) over a real store on both backends, plugged in as nqueens
 // serve plugs it in (the store is the resolvers' BoardReader and
-// SolutionSource as it is): Postgres (a schema of
+// Listing as it is): Postgres (a schema of
 // the test's own on NQUEENS_TEST_DATABASE_URL) and SQLite (a file in the
 // test's temporary directory). Boards are filled through the store the way
 // a worker fills them: PlanBoard, WriteChunk for every chunk of

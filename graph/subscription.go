@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/boardwatch"
 )
 
@@ -26,7 +27,7 @@ func (r *subscriptionResolver) progress(ctx context.Context, n int) (<-chan *Boa
 	}
 	ch, err := r.watch.Subscribe(ctx, n)
 	if errors.Is(err, boardwatch.ErrClosed) {
-		return nil, newError(CodeUnavailable, "the server is shutting down; subscribe again to another")
+		return nil, newError(apierror.Unavailable, "the server is shutting down; subscribe again to another")
 	}
 	return ch, err
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens"
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/server"
@@ -142,7 +142,7 @@ func TestIPv6ClientIsItsNetwork(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer srv.Close()
-		exports := poolOf(t, srv, graph.PoolExports)
+		exports := poolOf(t, srv, apierror.PoolExports)
 		done := make(chan int, 2)
 		go func() { done <- ask(srv, first, "/export/8.csv").Code }()
 		<-st.walking

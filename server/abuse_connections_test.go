@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/quota"
@@ -138,7 +138,7 @@ func poolOf(t *testing.T, srv *server.Server, name string) *quota.Pool {
 // connsOf waits until the server holds want connections of client.
 func connsOf(t *testing.T, b *apitest.Bundle, client string, want int64) {
 	t.Helper()
-	p := pool(t, b, graph.PoolConnections)
+	p := pool(t, b, apierror.PoolConnections)
 	eventually.True(t, 10*time.Second, func() string {
 		if got := p.HeldBy(client); got != want {
 			return fmt.Sprintf("the server holds %d connections of %s, want %d", got, client, want)
@@ -173,7 +173,7 @@ func closeAll(conns []net.Conn) {
 // honest client's websocket included: none open, none counted.
 func allClosed(t *testing.T, b *apitest.Bundle) {
 	t.Helper()
-	p := pool(t, b, graph.PoolConnections)
+	p := pool(t, b, apierror.PoolConnections)
 	eventually.True(t, 10*time.Second, func() string {
 		if st := b.Server.Connections(); st.Open != 0 || st.Idle != 0 || p.Held() != 0 {
 			return fmt.Sprintf("connections %+v, %d held in the pool, once all were closed", st, p.Held())
@@ -253,7 +253,7 @@ func TestAbuseConnections(t *testing.T) {
 	if st := b.Server.Connections(); st.EvictedForTotal == 0 || st.Open != 16 {
 		t.Errorf("connections %+v; want 16 open, an idle one evicted for the total", st)
 	}
-	if share, total := pool(t, b, graph.PoolConnections).Refused(); share != 1 || total != 0 {
+	if share, total := pool(t, b, apierror.PoolConnections).Refused(); share != 1 || total != 0 {
 		t.Errorf("the connections pool refused %d for the share and %d for the total, want 1 and 0", share, total)
 	}
 
@@ -330,14 +330,14 @@ func TestAbuseSilentConnections(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if held := pool(t, b, graph.PoolConnections).HeldBy(attacker); held != int64(share) || refused.Load() != int64(opened-share) {
+	if held := pool(t, b, apierror.PoolConnections).HeldBy(attacker); held != int64(share) || refused.Load() != int64(opened-share) {
 		t.Fatalf("%d connections held, %d refused; want %d and %d", held, refused.Load(), share, opened-share)
 	}
 	t.Logf("%d connections opened in %s: %d held, %d answered 429 (the slowest after %s), %d not answered",
 		opened, dialedIn.Round(time.Millisecond), share, refused.Load(), time.Duration(slowest.Load()).Round(time.Millisecond), unanswered.Load())
 	t.Logf("the honest client meanwhile: page %s, export %s, subscription %s",
 		honestPage(t, b, "127.0.0.9"), honestExport(t, b, "127.0.0.9"), honestSubscription(t, b, "127.0.0.9"))
-	if held := pool(t, b, graph.PoolConnections).HeldBy(attacker); held != int64(share) {
+	if held := pool(t, b, apierror.PoolConnections).HeldBy(attacker); held != int64(share) {
 		t.Fatalf("the attacker's connections were let go during the honest requests (%d held): the test did not test", held)
 	}
 	closeAll(conns)
@@ -402,7 +402,7 @@ func TestAbuseIdleKeepAlives(t *testing.T) {
 			t.Errorf("idle connection %d was not closed to make room", i)
 		}
 	}
-	held := pool(t, b, graph.PoolConnections).HeldBy(attacker)
+	held := pool(t, b, apierror.PoolConnections).HeldBy(attacker)
 	t.Logf("%d more connections with its share full: each served, %+v, %d held", idleShare+4, b.Server.Connections(), held)
 	if held != int64(share) {
 		t.Errorf("the attacker holds %d connections, want its share %d", held, share)
@@ -506,7 +506,7 @@ func TestAbuseIdleAtTotal(t *testing.T) {
 			t.Error("another idle connection of the biggest holder was closed")
 		}
 	}
-	p := pool(t, b, graph.PoolConnections)
+	p := pool(t, b, apierror.PoolConnections)
 	for _, ip := range ips {
 		if held := p.HeldBy(ip); held != int64(idleShare) {
 			t.Errorf("%s holds %d connections, want %d: not the biggest holder, it lost one", ip, held, idleShare)
@@ -619,7 +619,7 @@ func TestAbuseSilentAtTotal(t *testing.T) {
 	if st.EvictedSilent < 3 {
 		t.Errorf("connections %+v: want a silent connection closed for each of the honest client's three", st)
 	}
-	if _, total := pool(t, b, graph.PoolConnections).Refused(); total != 0 {
+	if _, total := pool(t, b, apierror.PoolConnections).Refused(); total != 0 {
 		t.Errorf("%d connections refused for the total, want none: a silent one makes room", total)
 	}
 	for _, cs := range conns {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 )
@@ -25,7 +25,7 @@ func TestAbuseExports(t *testing.T) {
 	const attacker, started = "127.0.0.22", 5
 	b := apitest.Setup(t)
 	share := int64(server.DefaultConfig().ExportMaxPerClient)
-	exports := pool(t, b, graph.PoolExports)
+	exports := pool(t, b, apierror.PoolExports)
 	before := takeBaseline(t)
 	stop := watchRSS(t)
 

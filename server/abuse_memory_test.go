@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/boardsvg"
 	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
@@ -90,7 +92,7 @@ func heavyRequests(b *apitest.Bundle) []heavyRequest {
 			}
 			for i, p := range want {
 				n := got.Solutions.Nodes[i]
-				if n.Placement.Compare(p) != 0 || !slices.Equal(n.Rows, p.Rows()) || fmt.Sprint(n.Matrix) != fmt.Sprint(p.Matrix()) || n.Svg != graph.BoardSVG(p, 400) {
+				if n.Placement.Compare(p) != 0 || !slices.Equal(n.Rows, p.Rows()) || fmt.Sprint(n.Matrix) != fmt.Sprint(p.Matrix()) || n.Svg != boardsvg.Render(p, 400) {
 					t.Fatalf("solution %d: got %v, the solver's is %v", i, n.Placement, p)
 				}
 			}
@@ -156,7 +158,7 @@ func heavyRequests(b *apitest.Bundle) []heavyRequest {
 				t.Fatalf("filtered page: total %s, %d nodes; the solver's %d, %d (%v, %v)", got.Solutions.TotalCount, len(got.Solutions.Nodes), total.Total, len(page), err, perr)
 			}
 			for i, p := range page {
-				if n := got.Solutions.Nodes[i]; n.Placement.Compare(p) != 0 || n.Svg != graph.BoardSVG(p, 400) {
+				if n := got.Solutions.Nodes[i]; n.Placement.Compare(p) != 0 || n.Svg != boardsvg.Render(p, 400) {
 					t.Fatalf("filtered solution %d: %v, the solver's %v", i, n.Placement, p)
 				}
 			}
@@ -398,7 +400,7 @@ func TestAbuseLargeBodies(t *testing.T) {
 	share := server.DefaultConfig().InflightBytesPerClient
 	pad := strings.Repeat("x", 1<<20-100)
 	body, _ := json.Marshal(apitest.Request{Query: "{ count(n: 8) { total } } #" + pad})
-	pool := poolNamed(t, b, graph.PoolMemory)
+	pool := poolNamed(t, b, apierror.PoolMemory)
 	var most atomic.Int64
 	counts := map[int]int{}
 	var mu sync.Mutex

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 )
@@ -23,7 +23,7 @@ func TestAbuseSolverQueue(t *testing.T) {
 	const attacker, requests = "127.0.0.23", 24
 	b := apitest.Setup(t)
 	share := int64(b.Server.Resolver().Options().SolverQueuePerClient)
-	queue := pool(t, b, graph.PoolSolver)
+	queue := pool(t, b, apierror.PoolSolver)
 	before := takeBaseline(t)
 	stop := watchRSS(t)
 

@@ -21,6 +21,7 @@ import (
 	"github.com/coder/websocket/wsjson"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/quota"
@@ -960,7 +961,7 @@ func TestAbuseOperationMemory(t *testing.T) {
 	}
 	var memory *quota.Pool
 	for _, p := range b.Server.Pools() {
-		if p.Name() == graph.PoolMemory {
+		if p.Name() == apierror.PoolMemory {
 			memory = p
 		}
 	}

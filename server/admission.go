@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -20,7 +19,7 @@ const requestOverhead = 16 << 10
 // InflightBytes): its body (as Content-Length announces it, or the most a
 // body may be) and its overhead, waiting up to AdmissionWait for room. The
 // request's pricing grows the hold by its document and its answer
-// (graph.WithAdmission); the caller releases it once the answer is
+// (answerPricer); the caller releases it once the answer is
 // written.
 func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
 	body := int64(len(r.URL.RawQuery))
@@ -35,8 +34,7 @@ func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
 	return s.memory.Wait(ctx, client, requestOverhead+body)
 }
 
-// admission is a request's hold as its pricing grows it (graph.
-// Admission): each growth waits for room up to AdmissionWait, as the
+// admission is a request's hold as its pricing grows it (answerPricer): each growth waits for room up to AdmissionWait, as the
 // request's admission did. grown is what its pricing held (turns.go).
 type admission struct {
 	hold  *quota.Hold
@@ -45,11 +43,10 @@ type admission struct {
 }
 
 // withAdmission returns ctx carrying hold as the operation's admission:
-// its pricing grows it (graph.WithAdmission), and its turn for a heavy
+// its pricing grows it (answerPricer), and its turn for a heavy
 // answer reads it (turns.go).
 func (s *Server) withAdmission(ctx context.Context, hold *quota.Hold) context.Context {
 	adm := &admission{hold: hold, wait: s.cfg.AdmissionWait}
-	ctx = graph.WithAdmission(ctx, adm)
 	return context.WithValue(ctx, turnKey{}, adm)
 }
 

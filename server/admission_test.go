@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/quota"
@@ -27,7 +27,7 @@ func stallBody(t *testing.T, b *apitest.Bundle, ip string, size int) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	pool := poolNamed(t, b, graph.PoolMemory)
+	pool := poolNamed(t, b, apierror.PoolMemory)
 	before := pool.HeldBy(ip)
 	fmt.Fprintf(c, "POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"query\": ", size)
 	eventually.True(t, 10*time.Second, func() string {

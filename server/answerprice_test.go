@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,13 +25,9 @@ import (
 )
 
 // priceOf prices a request as the server does before running it.
-func priceOf(t *testing.T, b *apitest.Bundle, req apitest.Request) graph.Price {
+func priceOf(t *testing.T, b *apitest.Bundle, req apitest.Request) server.AnswerPrice {
 	t.Helper()
 	es := graph.NewSchema(b.Server.Resolver())
-	c := &graph.ComplexityLimit{Limit: server.DefaultConfig().ComplexityLimit}
-	if err := c.Validate(es); err != nil {
-		t.Fatal(err)
-	}
 	doc, errs := gqlparser.LoadQueryWithRules(es.Schema(), req.Query, nil) // the default rules
 	if errs != nil {
 		t.Fatalf("%s: %v", req.Query, errs)
@@ -42,7 +37,7 @@ func priceOf(t *testing.T, b *apitest.Bundle, req apitest.Request) graph.Price {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Price(context.Background(), op, vars)
+	return b.Server.PriceOperation(op, vars)
 }
 
 // answerOf posts req with a server whose every share is large enough

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/netip"
@@ -38,4 +39,18 @@ func clientKey(remoteAddr string, ipv6Prefix int) string {
 // client names the client of r.
 func (s *Server) client(r *http.Request) string {
 	return clientKey(r.RemoteAddr, s.cfg.ClientIPv6Prefix)
+}
+
+type clientCtxKey struct{}
+
+// withClient records who sends a request (client's name) for the shares
+// that the request's operations take later (solver slots, answer turns).
+func withClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientCtxKey{}, client)
+}
+
+// clientOf is the client withClient recorded ("" for none).
+func clientOf(ctx context.Context) string {
+	c, _ := ctx.Value(clientCtxKey{}).(string)
+	return c
 }

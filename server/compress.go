@@ -8,7 +8,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -53,7 +53,7 @@ func newCompression(cfg Config) (*compression, error) {
 		return nil, err
 	}
 	per := min(cfg.CompressorsPerClient, cfg.Compressors)
-	return &compression{wrap: wrap, slots: quota.New(graph.PoolCompressors, int64(per), int64(cfg.Compressors))}, nil
+	return &compression{wrap: wrap, slots: quota.New(apierror.PoolCompressors, int64(per), int64(cfg.Compressors))}, nil
 }
 
 // handler returns h compressing its answer when r accepts gzip or zstd and

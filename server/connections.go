@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -80,7 +80,7 @@ func (l *shareListener) Accept() (net.Conn, error) {
 // connections counts the open connections per client and knows which
 // are idle, oldest first, to close them when a bound needs room.
 type connections struct {
-	pool       *quota.Pool // graph.PoolConnections
+	pool       *quota.Pool // apierror.PoolConnections
 	idleShare  int         // MaxIdleConnectionsPerClient
 	ipv6Prefix int
 	// refusing holds a token per refusal being written (refusalWriters).
@@ -112,7 +112,7 @@ const idleGrace = time.Second
 
 func newConnections(cfg Config) *connections {
 	return &connections{
-		pool:       quota.New(graph.PoolConnections, int64(cfg.MaxConnectionsPerClient), int64(cfg.MaxConnections)),
+		pool:       quota.New(apierror.PoolConnections, int64(cfg.MaxConnectionsPerClient), int64(cfg.MaxConnections)),
 		idleShare:  cfg.MaxIdleConnectionsPerClient,
 		ipv6Prefix: cfg.ClientIPv6Prefix,
 		refusing:   make(chan struct{}, refusalWriters),

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 )
@@ -72,7 +72,7 @@ func TestWebsocketsCountAsConnections(t *testing.T) {
 	if err := keepAlive(mustDialFrom(t, b, client)); err != nil {
 		t.Fatalf("a connection once a websocket closed: %v", err)
 	}
-	if held := pool(t, b, graph.PoolConnections).HeldBy(client); held != 2 {
+	if held := pool(t, b, apierror.PoolConnections).HeldBy(client); held != 2 {
 		t.Errorf("%s holds %d connections, want 2 (a websocket and a keep-alive)", client, held)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -80,14 +80,14 @@ func isTimeout(err error) bool {
 
 // refusalAnswer is the whole HTTP answer to a connection ref refused.
 func refusalAnswer(ref *quota.Refusal) []byte {
-	e := graph.Refused(ref)
+	e := apierror.Refused(ref)
 	status := refusalStatus(e.Code)
 	body := errorBody(e.Code, e.Reason, e.Message)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
 	b.WriteString("Content-Type: application/json; charset=utf-8\r\n")
 	b.WriteString("Cache-Control: no-store\r\n")
-	b.WriteString("Retry-After: " + strconv.Itoa(graph.RetryAfterSeconds(e.RetryAfter)) + "\r\n")
+	b.WriteString("Retry-After: " + strconv.Itoa(apierror.RetryAfterSeconds(e.RetryAfter)) + "\r\n")
 	b.WriteString("Connection: close\r\n")
 	b.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
 	b.Write(body)

@@ -12,9 +12,8 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"github.com/nqueens/nqueens/graph"
 )
 
 // Decoding a GraphQL-over-HTTP request (a POST body or a GET query string)
@@ -149,7 +148,7 @@ func jsonKind(value string) string {
 // requestError is a 400 answer's error: the request is not a well-formed
 // GraphQL-over-HTTP request.
 func requestError(msg string) *gqlerror.Error {
-	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}}
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": string(apierror.BadUserInput)}}
 }
 
 // normalizeNumbers rewrites the whole numbers among variable values that

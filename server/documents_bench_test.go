@@ -13,7 +13,7 @@ import (
 
 // documentShapes are documents whose validation grows faster than their
 // size in gqlparser, k copies of the repeated part each. The server's
-// document limits (graph.DocumentLimits) bound k.
+// document limits (documentShape) bound k.
 var documentShapes = map[string]func(k int) string{
 	// one field, k times in one place: compared pair by pair
 	"same field": func(k int) string { return "{ count(n: 8) {" + strings.Repeat(" total", k) + " } }" },

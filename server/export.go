@@ -12,7 +12,7 @@ import (
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/export"
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -50,7 +50,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := parseExport(r.PathValue("file"), r.URL.Query())
 	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, graph.CodeBadUserInput, "", err.Error())
+		s.fail(w, r, http.StatusBadRequest, apierror.BadUserInput, "", err.Error())
 		return
 	}
 	running, err := s.exports.Take(client, 1)
@@ -68,13 +68,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	e, err := export.Plan(planCtx, s.cfg.ExportStore, req, s.cfg.ExportSolverMaxN)
 	planned()
 	if err != nil {
-		status, code := http.StatusServiceUnavailable, graph.CodeUnavailable
-		if nqueens.ErrorCode(err) == nqueens.EINVALID {
-			status, code = http.StatusBadRequest, graph.CodeBadUserInput
-		} else {
-			s.cfg.Logger.Error("export", "n", req.N, "error", err)
-		}
-		s.fail(w, r, status, code, "", nqueens.ErrorMessage(err))
+		s.failWith(w, r, "export", err)
 		return
 	}
 

@@ -9,9 +9,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"github.com/nqueens/nqueens/graph"
 )
 
 // persistedQueries implements automatic persisted queries (Apollo's APQ):
@@ -98,7 +97,7 @@ func (l persistedQueryLookup) MutateOperationParameters(ctx context.Context, par
 	case !present:
 		return nil
 	case wrong != "":
-		return &gqlerror.Error{Message: wrong, Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}}
+		return &gqlerror.Error{Message: wrong, Extensions: map[string]any{"code": string(apierror.BadUserInput)}}
 	}
 	pq := &persistedQuery{hash: hash, sent: params.Query != ""}
 	if !pq.sent {

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"golang.org/x/time/rate"
-
-	"github.com/nqueens/nqueens/graph"
 )
 
 // rateLimitClients bounds how many clients the limiter remembers: past it
@@ -61,10 +60,10 @@ func (l *rateLimiter) allow(client string) (ok bool, retryAfter time.Duration) {
 
 // refusal is the error of a request over its client's limit; what names
 // the requests ("requests", "operations").
-func (l *rateLimiter) refusal(retryAfter time.Duration, what string) *graph.Error {
-	return &graph.Error{Code: graph.CodeRateLimited, RetryAfter: retryAfter, Message: fmt.Sprintf(
+func (l *rateLimiter) refusal(retryAfter time.Duration, what string) *apierror.Error {
+	return &apierror.Error{Code: apierror.RateLimited, RetryAfter: retryAfter, Message: fmt.Sprintf(
 		"too many %s from your address: the limit is %g a second (bursts of %d); retry in %d s",
-		what, float64(l.limit), l.burst, graph.RetryAfterSeconds(retryAfter))}
+		what, float64(l.limit), l.burst, apierror.RetryAfterSeconds(retryAfter))}
 }
 
 // RateLimited is how many requests and websocket operations the rate
@@ -80,6 +79,6 @@ func (s *Server) RateLimited() int64 {
 // Retry-After (whole seconds, at least 1) and a GraphQL error body.
 func (s *Server) refuseRateLimited(w http.ResponseWriter, r *http.Request, retryAfter time.Duration) {
 	e := s.limiter.refusal(retryAfter, "requests")
-	w.Header().Set("Retry-After", strconv.Itoa(graph.RetryAfterSeconds(retryAfter)))
+	w.Header().Set("Retry-After", strconv.Itoa(apierror.RetryAfterSeconds(retryAfter)))
 	s.fail(w, r, http.StatusTooManyRequests, e.Code, e.Reason, e.Message)
 }

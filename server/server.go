@@ -35,8 +35,10 @@ import (
 
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/internal/quota"
+	"github.com/nqueens/nqueens/internal/solverpool"
 	"github.com/nqueens/nqueens/web"
 )
 
@@ -409,6 +411,9 @@ type Server struct {
 	// compress compresses answers and exports (compress.go); nil when off.
 	compress *compression
 	present  graphql.ErrorPresenterFunc
+	// solver runs the resolvers' searches; each operation gets its
+	// budget and its client's share from it.
+	solver *solverpool.Pool
 
 	// closing ends the websocket subscriptions when the server shuts down:
 	// http.Server.Shutdown does not track hijacked connections.
@@ -423,26 +428,31 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	cfg.Graph.Logger = cfg.Logger
+	// The server owns the solver pool the resolvers search on: it gives
+	// each operation its budget and its client's share, and counts the
+	// queue for metrics.
+	pool := solverpool.New(cfg.Graph.SolverPoolConfig())
+	cfg.Graph.Solver = pool
 	res, err := graph.NewResolver(cfg.Graph)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res, present: graph.ErrorPresenter(cfg.Logger, cfg.RequestTimeout)}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), resolver: res, solver: pool, present: errorPresenter(cfg.Logger, cfg.RequestTimeout)}
 	s.closing, s.close = context.WithCancel(context.Background())
-	s.memory = quota.New(graph.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
+	s.memory = quota.New(apierror.PoolMemory, cfg.InflightBytesPerClient, cfg.InflightBytes, quota.LightestFirst())
 	s.answerCache = newAnswerCache(cfg.AnswerCacheBytes)
 	if s.compress, err = newCompression(cfg); err != nil {
 		return nil, err
 	}
-	s.answers = quota.New(graph.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
+	s.answers = quota.New(apierror.PoolAnswers, 1, int64(cfg.AnswerSlots), quota.LightestFirst())
 	s.gql = s.newGraphQL()
 	if cfg.RateLimit > 0 {
 		s.limiter = newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
 
 	s.conns = newConnections(cfg)
-	s.exports = quota.New(graph.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
-	s.websockets = quota.New(graph.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
+	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
+	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
@@ -489,7 +499,7 @@ func (s *Server) Close() {
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	pools := []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.resolver.SolverQueue()}
+	pools := []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.solver.Queue()}
 	if s.compress != nil {
 		pools = append(pools, s.compress.slots)
 	}
@@ -516,8 +526,8 @@ func (s *Server) newGraphQL() *handler.Server {
 	srv.AddTransport(postTransport{schema: schema.Schema()})
 
 	// A document is priced before it is parsed for good and validated
-	// (graph.DocumentLimits), its operation before it runs
-	// (graph.ComplexityLimit); only what passed both is cached, as parsed
+	// (documentShape), its operation before it runs
+	// (answerPricer); only what passed both is cached, as parsed
 	// document and as persisted query.
 	docs := newDocumentCache(cfg.QueryCacheBytes, documentCost)
 	persisted := persistedQueries{cache: newDocumentCache(cfg.APQCacheBytes, persistedQueryCost)}
@@ -525,7 +535,7 @@ func (s *Server) newGraphQL() *handler.Server {
 	srv.SetParserTokenLimit(cfg.MaxTokens)
 	srv.Use(extension.Introspection{})
 	srv.Use(persisted.lookup())
-	srv.Use(graph.DocumentLimits{
+	srv.Use(documentShape{
 		MaxTokens: cfg.MaxTokens,
 		MaxFields: cfg.MaxFields,
 		MaxDepth:  cfg.DepthLimit,
@@ -534,7 +544,8 @@ func (s *Server) newGraphQL() *handler.Server {
 			return ok
 		},
 	})
-	srv.Use(&graph.ComplexityLimit{Limit: cfg.ComplexityLimit, DocumentBytes: func(q string) int64 { return documentCost(q, nil) }})
+	srv.Use(&answerPricer{Limit: cfg.ComplexityLimit, DocumentBytes: func(q string) int64 { return documentCost(q, nil) },
+		PageSize: cfg.Graph.DefaultPageSize, MaxPageSize: cfg.Graph.MaxPageSize, ArgumentError: s.resolver.ArgumentError})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
 
@@ -543,7 +554,7 @@ func (s *Server) newGraphQL() *handler.Server {
 	// websocket get the same time budget as HTTP requests (which have it
 	// from serveGraphQL already).
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		ctx = s.resolver.WithOperation(ctx)
+		ctx = s.solver.WithOperation(ctx, clientOf(ctx))
 		op := graphql.GetOperationContext(ctx).Operation
 		if _, ok := ctx.Deadline(); ok || op == nil || op.Operation == ast.Subscription {
 			return s.inTurn(next(ctx))
@@ -557,7 +568,7 @@ func (s *Server) newGraphQL() *handler.Server {
 	})
 
 	srv.SetErrorPresenter(s.present)
-	srv.SetRecoverFunc(graph.RecoverFunc(cfg.Logger))
+	srv.SetRecoverFunc(recoverFunc(cfg.Logger))
 	return srv
 }
 
@@ -584,7 +595,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ctx := graph.WithBearerToken(r.Context(), bearer(r.Header.Get("Authorization")))
-	ctx = graph.WithClient(ctx, client)
+	ctx = withClient(ctx, client)
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		// Subscriptions live as long as the connection or until Close;
 		// the writer must stay hijackable.
@@ -603,12 +614,12 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		w.Header().Set("Allow", "GET, POST, OPTIONS")
-		s.fail(w, r, http.StatusMethodNotAllowed, graph.CodeBadUserInput, "",
+		s.fail(w, r, http.StatusMethodNotAllowed, apierror.BadUserInput, "",
 			fmt.Sprintf("method %s is not allowed on /graphql; use POST (queries and mutations) or GET (queries)", r.Method))
 		return
 	}
 	// The request holds memory from here to its answer: its body first,
-	// then (graph.ComplexityLimit grows the hold) its document and the
+	// then (answerPricer grows the hold) its document and the
 	// answer its pricing expects.
 	hold, err := s.admit(r, client)
 	if err != nil {
@@ -624,7 +635,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 			if ct := r.Header.Get("Content-Type"); ct != "" {
 				got = "Content-Type " + quoteShort(ct)
 			}
-			s.fail(w, r, http.StatusUnsupportedMediaType, graph.CodeBadUserInput, "",
+			s.fail(w, r, http.StatusUnsupportedMediaType, apierror.BadUserInput, "",
 				got+" is not supported; send a JSON body with Content-Type: application/json")
 			return
 		}
@@ -634,16 +645,16 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				s.fail(w, r, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput, graph.ReasonBodySize,
+				s.fail(w, r, http.StatusRequestEntityTooLarge, apierror.BadUserInput, apierror.ReasonBodySize,
 					fmt.Sprintf("the request body is larger than %d bytes, the most this server reads", s.cfg.MaxBodyBytes))
 				return
 			}
-			s.fail(w, r, http.StatusBadRequest, graph.CodeBadUserInput, "", "the request body could not be read")
+			s.fail(w, r, http.StatusBadRequest, apierror.BadUserInput, "", "the request body could not be read")
 			return
 		}
 		r.Body = &requestBody{Reader: bytes.NewReader(body.Bytes()), b: body.Bytes()}
 	} else if int64(len(r.URL.RawQuery)) > s.cfg.MaxBodyBytes {
-		s.fail(w, r, http.StatusRequestURITooLong, graph.CodeBadUserInput, graph.ReasonBodySize,
+		s.fail(w, r, http.StatusRequestURITooLong, apierror.BadUserInput, apierror.ReasonBodySize,
 			fmt.Sprintf("the query string is longer than %d bytes; send large requests with POST", s.cfg.MaxBodyBytes))
 		return
 	}
@@ -759,7 +770,7 @@ func etagMatch(header, etag string) (string, bool) {
 
 // fail answers a request refused before GraphQL saw it, with a GraphQL
 // error body.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code graph.Code, reason, msg string) {
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code apierror.Code, reason, msg string) {
 	setContentType(w, mediaType(r.Header.Get("Accept")))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -768,7 +779,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, code g
 
 // errorBody is the GraphQL answer of a request refused before GraphQL saw
 // it: one error, with its code and reason (when there is one).
-func errorBody(code graph.Code, reason, msg string) []byte {
+func errorBody(code apierror.Code, reason, msg string) []byte {
 	ext := map[string]any{"code": string(code)}
 	if reason != "" {
 		ext["reason"] = reason

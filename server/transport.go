@@ -15,7 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -138,7 +138,7 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 			// needs): the status says which, whatever the media type.
 			status = refusalStatus(refusal.Code)
 			if refusal.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(graph.RetryAfterSeconds(refusal.RetryAfter)))
+				w.Header().Set("Retry-After", strconv.Itoa(apierror.RetryAfterSeconds(refusal.RetryAfter)))
 			}
 		}
 		w.WriteHeader(status)
@@ -149,13 +149,13 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 		w.Header().Set("Allow", http.MethodPost)
 		answer(w, r, exec, graphql.WithOperationContext(ctx, rc), http.StatusMethodNotAllowed,
 			&gqlerror.Error{Message: "GET answers queries only; send mutations with POST (and subscriptions over a websocket)",
-				Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}})
+				Extensions: map[string]any{"code": string(apierror.BadUserInput)}})
 		return
 	}
 	if rc.Operation.Operation == ast.Subscription {
 		answer(w, r, exec, graphql.WithOperationContext(ctx, rc), http.StatusBadRequest,
 			&gqlerror.Error{Message: "subscriptions run over a websocket at /graphql (subprotocol graphql-transport-ws), not over HTTP; send queries and mutations here",
-				Extensions: map[string]any{"code": string(graph.CodeBadUserInput)}})
+				Extensions: map[string]any{"code": string(apierror.BadUserInput)}})
 		return
 	}
 	setContentType(w, mediaType(r.Header.Get("Accept")))
@@ -183,9 +183,9 @@ func refusedAnswer(resp *graphql.Response) (status, retryAfter int, ok bool) {
 		return 0, 0, false
 	}
 	switch ext["code"] {
-	case string(graph.CodeRateLimited):
+	case string(apierror.RateLimited):
 		return http.StatusTooManyRequests, retry, true
-	case string(graph.CodeUnavailable):
+	case string(apierror.Unavailable):
 		return http.StatusServiceUnavailable, retry, true
 	}
 	return 0, 0, false
@@ -221,17 +221,17 @@ func operationErrorStatus(errs gqlerror.List, media string) int {
 }
 
 // refusalOf returns the refusal among errs, when a share or a budget of
-// the server refused the operation (a *quota.Refusal, or the *graph.Error
+// the server refused the operation (a *quota.Refusal, or the *apierror.Error
 // made of one: RATE_LIMITED, UNAVAILABLE, or a request too large for any
 // share).
-func refusalOf(errs gqlerror.List) (*graph.Error, bool) {
+func refusalOf(errs gqlerror.List) (*apierror.Error, bool) {
 	for _, err := range errs {
 		var ref *quota.Refusal
 		if errors.As(err, &ref) {
-			return graph.Refused(ref), true
+			return apierror.Refused(ref), true
 		}
-		var e *graph.Error
-		if errors.As(err, &e) && (e.Code == graph.CodeRateLimited || e.Code == graph.CodeUnavailable || e.Reason == graph.ReasonMemoryPerRequest) {
+		var e *apierror.Error
+		if errors.As(err, &e) && (e.Code == apierror.RateLimited || e.Code == apierror.Unavailable || e.Reason == apierror.ReasonMemoryPerRequest) {
 			return e, true
 		}
 	}

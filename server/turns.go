@@ -7,7 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -37,14 +37,14 @@ func (s *Server) inTurn(h graphql.ResponseHandler) graphql.ResponseHandler {
 			return h(ctx)
 		}
 		wait, cancel := context.WithTimeout(ctx, s.cfg.AdmissionWait)
-		turn, err := s.answers.Wait(wait, graph.ClientOf(ctx), 1)
+		turn, err := s.answers.Wait(wait, clientOf(ctx), 1)
 		cancel()
 		if err != nil {
 			var refusal *quota.Refusal
 			if !errors.As(err, &refusal) {
 				return h(ctx) // not a refusal: cannot happen with Wait
 			}
-			return &graphql.Response{Errors: gqlerror.List{s.present(ctx, graph.Refused(refusal))}}
+			return &graphql.Response{Errors: gqlerror.List{s.present(ctx, apierror.Refused(refusal))}}
 		}
 		defer turn.Release()
 		return h(ctx)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/server"
 )
@@ -25,7 +25,7 @@ func TestHeavyAnswersTakeTurns(t *testing.T) {
 
 	first := make(chan *apitest.Response, 1)
 	go func() { first <- b.Post(t, slow) }()
-	pool := poolNamed(t, b, graph.PoolAnswers)
+	pool := poolNamed(t, b, apierror.PoolAnswers)
 	for deadline := time.Now().Add(10 * time.Second); pool.Held() == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the slow heavy request never took its turn")

@@ -18,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 )
 
@@ -127,7 +128,7 @@ func (s *Server) newWebsocketTransport() *wsTransport {
 		messageTimeout: cfg.WSMessageTimeout,
 		origins:        origins,
 		logger:         cfg.Logger,
-		recoverFunc:    graph.RecoverFunc(cfg.Logger),
+		recoverFunc:    recoverFunc(cfg.Logger),
 	}
 }
 
@@ -356,7 +357,7 @@ func (c *wsConn) subscribe(m wsMessage, start time.Time, size int64) bool {
 	if len(c.ops) >= c.t.maxOperations {
 		c.mu.Unlock()
 		c.t.overOperations.Add(1)
-		return c.refuseOperation(m.id, &graph.Error{Code: graph.CodeBadUserInput, Reason: ReasonSubscriptionLimit, Message: fmt.Sprintf(
+		return c.refuseOperation(m.id, &apierror.Error{Code: apierror.BadUserInput, Reason: ReasonSubscriptionLimit, Message: fmt.Sprintf(
 			"too many operations on this websocket: at most %d may run at once; complete one (or open another connection) first",
 			c.t.maxOperations)})
 	}
@@ -439,7 +440,7 @@ func (c *wsConn) admitOperation(ctx context.Context, size int64) (*quota.Hold, e
 	hold, err := c.t.s.memory.Wait(ctx, c.client, wsOperationOverhead+size)
 	var ref *quota.Refusal
 	if errors.As(err, &ref) {
-		return nil, graph.Refused(ref)
+		return nil, apierror.Refused(ref)
 	}
 	return hold, err
 }

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/internal/boardsvg"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -77,7 +77,7 @@ var memoryFloodRequests = []struct {
 		}
 		for i, p := range want {
 			n := got.Solutions.Nodes[i]
-			if n.Placement.Compare(p) != 0 || strings.Join(n.Rows, "/") != strings.Join(p.Rows(), "/") || n.Svg != graph.BoardSVG(p, 400) {
+			if n.Placement.Compare(p) != 0 || strings.Join(n.Rows, "/") != strings.Join(p.Rows(), "/") || n.Svg != boardsvg.Render(p, 400) {
 				t.Fatalf("solution %d is %v, the solver's %v", i, n.Placement, p)
 			}
 		}

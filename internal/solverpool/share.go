@@ -1,4 +1,4 @@
-package graph
+package solverpool
 
 import (
 	"context"
@@ -139,11 +139,19 @@ type operationKey struct{}
 // their shared answer panicked.
 var errMemoPanicked = errors.New("the search shared with another field failed")
 
-// WithOperation returns a context for one GraphQL operation: the fields
-// it resolves share a budget of solver time and compute identical
-// searches once. The HTTP layer calls it for every query and mutation.
-func (r *Resolver) WithOperation(ctx context.Context) context.Context {
-	return context.WithValue(ctx, operationKey{}, newOperation(clientOf(ctx), r.opts.SolverBudget))
+// WithOperation returns a context for one GraphQL operation of client
+// (the transport's name for who sends it: fields of all clients share
+// the slots fairly): the fields it resolves share a budget of solver
+// time and compute identical searches once. The transport calls it for
+// every query and mutation.
+func (p *Pool) WithOperation(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, operationKey{}, newOperation(client, p.budget))
+}
+
+// Once computes fn once per key in ctx's operation: identical fields of
+// one request (aliases asking the same page, say) share one search.
+func (p *Pool) Once(ctx context.Context, key any, fn func() (any, error)) (any, error) {
+	return p.operationOf(ctx).once(key, fn)
 }
 
 func newOperation(client string, budget time.Duration) *operation {
@@ -183,20 +191,4 @@ func (op *operation) spend(d time.Duration) {
 	op.mu.Lock()
 	op.used += d
 	op.mu.Unlock()
-}
-
-type clientKey struct{}
-
-// WithClient records who sends a request (the HTTP layer uses the remote
-// address): solver slots are shared fairly between clients.
-func WithClient(ctx context.Context, client string) context.Context {
-	return context.WithValue(ctx, clientKey{}, client)
-}
-
-// ClientOf is the client WithClient recorded ("" for none).
-func ClientOf(ctx context.Context) string { return clientOf(ctx) }
-
-func clientOf(ctx context.Context) string {
-	c, _ := ctx.Value(clientKey{}).(string)
-	return c
 }

@@ -1,27 +1,29 @@
-package graph
+package solverpool
 
 import (
 	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/nqueens/nqueens/internal/apierror"
 )
 
-// TestSolverQueuePerClient: with one slot and a queue of 2 per client, a
+// TestQueuePerClient: with one slot and a queue of 2 per client, a
 // client's third search is refused at once, RATE_LIMITED, while its first
 // holds the slot and its second waits; another client's search still
 // queues, and runs once the slot is free. What a client is refused is
 // given back: once its searches end, it searches again.
-func TestSolverQueuePerClient(t *testing.T) {
+func TestQueuePerClient(t *testing.T) {
 	t.Parallel()
-	s := NewSolverSource(1, solverQuantum, time.Minute, 0, 2)
+	s := New(Config{Slots: 1, Quantum: 20 * time.Millisecond, Budget: time.Minute, QueuePerClient: 2})
 	ctx := t.Context()
 	release := make(chan struct{})
 	started := make(chan struct{}, 4)
 	search := func(client string) <-chan error {
 		done := make(chan error, 1)
 		go func() {
-			done <- s.search(WithClient(ctx, client), "a search", func(func() error) error {
+			done <- s.search(s.WithOperation(ctx, client), "a search", func(func() error) error {
 				started <- struct{}{}
 				<-release
 				return nil
@@ -38,11 +40,11 @@ func TestSolverQueuePerClient(t *testing.T) {
 	}
 
 	start := time.Now()
-	third, cancel := context.WithTimeout(WithClient(ctx, "a"), 5*time.Second)
+	third, cancel := context.WithTimeout(s.WithOperation(ctx, "a"), 5*time.Second)
 	defer cancel()
 	err := s.search(third, "a search", func(func() error) error { return nil })
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeRateLimited || e.Reason != "SOLVER_PER_CLIENT" || e.RetryAfter <= 0 {
+	var e *apierror.Error
+	if !errors.As(err, &e) || e.Code != apierror.RateLimited || e.Reason != "SOLVER_PER_CLIENT" || e.RetryAfter <= 0 {
 		t.Fatalf("a's third search: %v; want RATE_LIMITED SOLVER_PER_CLIENT with a retry", err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -59,10 +61,10 @@ func TestSolverQueuePerClient(t *testing.T) {
 	if held := s.queue.Held(); held != 0 {
 		t.Errorf("%d searches still counted once all ended", held)
 	}
-	if err := s.search(WithClient(context.Background(), "a"), "a search", func(func() error) error { return nil }); err != nil {
+	if err := s.search(s.WithOperation(context.Background(), "a"), "a search", func(func() error) error { return nil }); err != nil {
 		t.Errorf("a's search once its others ended: %v", err)
 	}
-	if got, want := SolverQueueTotal(2, solverQuantum, 8), 800; got != want {
-		t.Errorf("SolverQueueTotal(2 slots, %s, 8) = %d, want %d", solverQuantum, got, want)
+	if got, want := QueueTotal(2, 20*time.Millisecond, 8), 800; got != want {
+		t.Errorf("QueueTotal(2 slots, 20ms, 8) = %d, want %d", got, want)
 	}
 }

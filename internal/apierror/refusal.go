@@ -1,8 +1,7 @@
-package graph
+package apierror
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -51,10 +50,10 @@ func Refused(r *quota.Refusal) *Error {
 	}
 	secs := RetryAfterSeconds(words.retry)
 	if r.Scope == quota.Share {
-		return &Error{Code: CodeRateLimited, Reason: pool + "_PER_CLIENT", RetryAfter: words.retry, Message: fmt.Sprintf(
+		return &Error{Code: RateLimited, Reason: pool + "_PER_CLIENT", RetryAfter: words.retry, Message: fmt.Sprintf(
 			"your address has %d %s, as many as one client may have at once; retry in %d s, or once one of them ends", r.Share, words.held, secs)}
 	}
-	return &Error{Code: CodeUnavailable, Reason: pool + "_TOTAL", RetryAfter: words.retry, Message: fmt.Sprintf(
+	return &Error{Code: Unavailable, Reason: pool + "_TOTAL", RetryAfter: words.retry, Message: fmt.Sprintf(
 		"the server has %d %s, as many as it has at once for all clients; retry in %d s", r.Total, words.held, secs)}
 }
 
@@ -66,15 +65,15 @@ func memoryRefused(r *quota.Refusal, pool string) *Error {
 	const retry = time.Second
 	switch {
 	case r.Asked > r.Share:
-		return &Error{Code: CodeBadUserInput, Reason: ReasonMemoryPerRequest, Message: fmt.Sprintf(
+		return &Error{Code: BadUserInput, Reason: ReasonMemoryPerRequest, Message: fmt.Sprintf(
 			"this request would hold about %s of memory (its body, its document and its answer), more than the %s one client may hold at once; "+
 				"ask for fewer items (first/last), fewer fields or fewer aliases", mib(r.Asked), mib(r.Share))}
 	case r.Scope == quota.Share:
-		return &Error{Code: CodeRateLimited, Reason: pool + "_PER_CLIENT", RetryAfter: retry, Message: fmt.Sprintf(
+		return &Error{Code: RateLimited, Reason: pool + "_PER_CLIENT", RetryAfter: retry, Message: fmt.Sprintf(
 			"your requests in flight hold as much memory as one client may (%s) and this one needs about %s more; retry once they are answered",
 			mib(r.Share), mib(r.Asked))}
 	}
-	return &Error{Code: CodeUnavailable, Reason: pool + "_TOTAL", RetryAfter: retry, Message: fmt.Sprintf(
+	return &Error{Code: Unavailable, Reason: pool + "_TOTAL", RetryAfter: retry, Message: fmt.Sprintf(
 		"the server is at its memory budget for requests in flight (%s for all clients); retry in %d s", mib(r.Total), RetryAfterSeconds(retry))}
 }
 
@@ -84,10 +83,4 @@ func mib(b int64) string {
 		return fmt.Sprintf("%d KiB", (b+1023)>>10)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
-
-// RetryAfterSeconds is d as HTTP's Retry-After writes it: whole seconds,
-// at least 1.
-func RetryAfterSeconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
 }

@@ -1,4 +1,4 @@
-package graph
+package server
 
 import (
 	"context"
@@ -9,24 +9,28 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/solver"
 )
 
-// ComplexityLimit is a handler extension that prices an operation before
-// any resolver runs, in complexity and in memory.
+// answerPricer is a handler extension that prices an operation after
+// validation, before any resolver runs (its answer price): in complexity
+// and in memory. It runs after documentShape, which bounds the
+// document's shape before validation.
 //
 // It refuses an operation whose complexity, with its variables, passes
 // Limit: each field costs 1 plus its children, unless the schema's
-// complexity functions (Resolver's complexity) say otherwise, e.g. a page
-// multiplies its items' cost by first/last.
+// complexity functions (graph's complexitycosts.go) say otherwise, e.g. a
+// page multiplies its items' cost by first/last. A field whose arguments
+// it refuses (ArgumentError) costs 1.
 //
 // It estimates the bytes of the operation's answer (answersize.go) and
 // has the request hold, against its client's share and the server's
-// budget (the request's Admission, WithAdmission), the parsed document
-// and what answering takes (Price.Held): a request that does not fit is
-// refused with the refusal's error (Refused) before it allocates any of
-// it.
+// budget (the request's admission, admission.go), the parsed document
+// and what answering takes (answerPrice.Held): a request that does not
+// fit is refused with the refusal's error (apierror.Refused) before it
+// allocates any of it.
 //
 // It replaces gqlgen's extension.ComplexityLimit, which walks every
 // fragment again wherever it is spread: a document whose fragments each
@@ -35,53 +39,55 @@ import (
 // arguments do not depend on where it is spread, and its sizes are
 // functions of the N of wherever it is), so the walk is linear in the
 // document.
-type ComplexityLimit struct {
+type answerPricer struct {
 	Limit int
 	// DocumentBytes estimates the memory of a parsed document from its
 	// text (the query cache's cost); nil: its length.
 	DocumentBytes func(query string) int64
+	// PageSize and MaxPageSize are the resolvers' default and largest
+	// page (graph.Options).
+	PageSize, MaxPageSize int
+	// ArgumentError says what a field answers for arguments it refuses
+	// (graph.Resolver.ArgumentError): such a field does no work and
+	// answers only that error, so it is priced as one field without its
+	// children, and the client learns what the field allows rather than
+	// that the operation costs too much. nil: every argument is priced as
+	// it is.
+	ArgumentError func(obj, field string, args map[string]any) error
 
-	es                 graphql.ExecutableSchema // set by Validate, when the handler takes the extension
-	sizes              *answerSizes
-	pageSize, pageMost int
+	es    graphql.ExecutableSchema // set by Validate, when the handler takes the extension
+	sizes *answerSizes
 }
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationContextMutator
-} = &ComplexityLimit{}
+} = &answerPricer{}
 
 // ExtensionName implements graphql.HandlerExtension.
-func (*ComplexityLimit) ExtensionName() string { return "ComplexityLimit" }
+func (*answerPricer) ExtensionName() string { return "AnswerPrice" }
 
 // Validate implements graphql.HandlerExtension.
-func (c *ComplexityLimit) Validate(es graphql.ExecutableSchema) error {
-	if c.Limit < 1 {
-		return errors.New("ComplexityLimit: Limit must be at least 1")
+func (c *answerPricer) Validate(es graphql.ExecutableSchema) error {
+	if c.Limit < 1 || c.PageSize < 1 || c.MaxPageSize < c.PageSize {
+		return errors.New("AnswerPrice: Limit and PageSize must be at least 1, MaxPageSize at least PageSize")
 	}
 	c.es = es
 	c.sizes = newAnswerSizes(es.Schema())
-	opts := DefaultOptions()
-	if s, ok := es.(*executableSchema); ok {
-		if r, ok := s.Resolvers.(*Resolver); ok {
-			opts = r.opts
-		}
-	}
-	c.pageSize, c.pageMost = opts.DefaultPageSize, opts.MaxPageSize
 	return nil
 }
 
 // MutateOperationContext implements graphql.OperationContextMutator: it
 // runs once the document is parsed and validated, before any resolver.
-func (c *ComplexityLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+func (c *answerPricer) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
 	if opCtx.Operation == nil {
 		return nil
 	}
 	p := c.Price(ctx, opCtx.Operation, opCtx.Variables)
 	if p.Complexity > c.Limit {
-		return limitError(ReasonComplexity, "the operation's complexity is %s, over the limit of %d; ask for fewer items (first/last) or fewer nested fields", atLeast(p.Complexity), c.Limit)
+		return limitError(apierror.ReasonComplexity, "the operation's complexity is %s, over the limit of %d; ask for fewer items (first/last) or fewer nested fields", atLeast(p.Complexity), c.Limit)
 	}
-	a := admissionOf(ctx)
+	a, _ := ctx.Value(turnKey{}).(*admission)
 	if a == nil {
 		return nil
 	}
@@ -92,15 +98,15 @@ func (c *ComplexityLimit) MutateOperationContext(ctx context.Context, opCtx *gra
 	if err := a.Grow(ctx, satAdd(doc, p.Held())); err != nil {
 		var refusal *quota.Refusal
 		if errors.As(err, &refusal) {
-			return gqlerror.Wrap(Refused(refusal))
+			return gqlerror.Wrap(apierror.Refused(refusal))
 		}
 		return gqlerror.Wrap(err)
 	}
 	return nil
 }
 
-// Price is what an operation costs before it runs.
-type Price struct {
+// answerPrice is what an operation costs before it runs.
+type answerPrice struct {
 	// Complexity is its complexity, as the limit counts it.
 	Complexity int
 	// AnswerBytes is the expected size of its answer's JSON, Values the
@@ -126,7 +132,7 @@ const (
 )
 
 // Held is the memory a request holds while its operation is answered.
-func (p Price) Held() int64 {
+func (p answerPrice) Held() int64 {
 	return satAdd(satAdd(satMul(heldPerAnswerByte, p.AnswerBytes), satMul(heldPerValue, p.Values)), p.WorkBytes)
 }
 
@@ -134,14 +140,14 @@ func (p Price) Held() int64 {
 // room for an error or two.
 const answerEnvelope = 1 << 10
 
-// Price prices operation op with its variables: complexity and memory.
-func (c *ComplexityLimit) Price(ctx context.Context, op *ast.OperationDefinition, vars map[string]any) Price {
+// answerPrice prices operation op with its variables: complexity and memory.
+func (c *answerPricer) Price(ctx context.Context, op *ast.OperationDefinition, vars map[string]any) answerPrice {
 	w := complexityWalk{ctx: ctx, c: c, vars: vars, memo: map[string]*selectionPrice{}}
 	p := w.set(op.SelectionSet)
 	// Fields whose N is not known (none at the root: Query's fields name
 	// theirs) are priced at the largest.
 	whole := p.whole.fixed(solver.MaxSearchN)
-	return Price{
+	return answerPrice{
 		Complexity:  p.complexity,
 		AnswerBytes: satAdd(toBytes(whole.bytes[0]), answerEnvelope),
 		Values:      toBytes(whole.values[0]),
@@ -171,7 +177,7 @@ func satMul(k, a int64) int64 {
 // once.
 type complexityWalk struct {
 	ctx  context.Context
-	c    *ComplexityLimit
+	c    *answerPricer
 	vars map[string]any
 	memo map[string]*selectionPrice // nil: being priced (a cycle, which validation refused)
 }
@@ -236,6 +242,10 @@ func (w *complexityWalk) field(f *ast.Field) (int, size, bool) {
 	}
 	obj, name := f.ObjectDefinition.Name, f.Name
 	args := f.ArgumentMap(w.vars)
+	if w.c.ArgumentError != nil && w.c.ArgumentError(obj, name, args) != nil {
+		// null and its error, which says what is allowed.
+		return 1, size{bytes: constant(float64(len(f.Alias)+8) + 2*maxMessage), values: constant(1)}, false
+	}
 	var children selectionPrice
 	switch typ.Kind {
 	case ast.Object, ast.Interface, ast.Union:
@@ -277,7 +287,7 @@ func (w *complexityWalk) size(obj, name string, t *ast.Type, typ *ast.Definition
 	}
 	one := children.whole.plus(size{bytes: constant(2), values: constant(1)}) // {…}
 	if typ.Name == "SolutionConnection" {
-		items := pageItems(args, w.c.pageSize, w.c.pageMost)
+		items := pageItems(args, w.c.PageSize, w.c.MaxPageSize)
 		perItem := children.perItem
 		if sc == fixedN {
 			// A page lists no more than its board has.

@@ -1,4 +1,6 @@
-package graph
+// Package boardsvg draws a board as a standalone SVG document, the answer
+// of Solution.svg.
+package boardsvg
 
 import (
 	"strconv"
@@ -7,10 +9,12 @@ import (
 	"github.com/nqueens/nqueens/solver"
 )
 
-// The sizes svg(size:) accepts, in pixels.
+// The sizes Render is meant for, in pixels (what svg(size:) accepts):
+// below MinSize a queen is a few pixels, above MaxSize the image says no
+// more and costs the client more to draw.
 const (
-	minSVGSize = 16
-	maxSVGSize = 4096
+	MinSize = 16
+	MaxSize = 4096
 )
 
 // queenSymbol is a queen drawn in a 1×1 square: a crown of five points on
@@ -23,12 +27,12 @@ const queenSymbol = `<symbol id="q" viewBox="0 0 100 100">` +
 	`<circle cx="66" cy="53" r="5"/><circle cx="86" cy="33" r="6"/>` +
 	`</g></symbol>`
 
-// BoardSVG draws solution p as a standalone SVG document of size×size
+// Render draws solution p as a standalone SVG document of size×size
 // pixels: one unit per square (viewBox 0 0 N N), light squares as the
 // background, the dark ones (row+column odd, so the top-left square is
 // light as on a chessboard) as one path, a queen on each occupied square,
 // row 0 on top as in Rows. The output depends only on p and size.
-func BoardSVG(p solver.Placement, size int) string {
+func Render(p solver.Placement, size int) string {
 	n := len(p)
 	ns := strconv.Itoa(n)
 	var b strings.Builder

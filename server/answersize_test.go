@@ -1,4 +1,4 @@
-package graph
+package server
 
 import (
 	"context"
@@ -6,26 +6,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nqueens/nqueens/graph"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // testPricer is the extension as the server sets it up, over a resolver
 // with the default options.
-func testPricer(t *testing.T) *ComplexityLimit {
+func testPricer(t *testing.T) *answerPricer {
 	t.Helper()
-	r, err := NewResolver(DefaultOptions())
+	opts := graph.DefaultOptions()
+	r, err := graph.NewResolver(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &ComplexityLimit{Limit: 20000}
-	if err := c.Validate(NewSchema(r)); err != nil {
+	c := &answerPricer{Limit: 20000, PageSize: opts.DefaultPageSize, MaxPageSize: opts.MaxPageSize, ArgumentError: r.ArgumentError}
+	if err := c.Validate(graph.NewSchema(r)); err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func priceQuery(t *testing.T, c *ComplexityLimit, q string) Price {
+func priceQuery(t *testing.T, c *answerPricer, q string) answerPrice {
 	t.Helper()
 	doc, errs := gqlparser.LoadQueryWithRules(c.es.Schema(), q, nil) // the default rules
 	if errs != nil {
@@ -137,7 +139,8 @@ func TestIntrospectionPriced(t *testing.T) {
 }
 
 // TestCompletePricedByItsRows: complete's working memory and answer grow
-// with its N, and an N it refuses is priced at the largest it takes.
+// with its N, and an N it refuses is priced as the one field whose error
+// says what is allowed, with no work.
 func TestCompletePricedByItsRows(t *testing.T) {
 	t.Parallel()
 	c := testPricer(t)
@@ -149,7 +152,7 @@ func TestCompletePricedByItsRows(t *testing.T) {
 	if large.AnswerBytes < 10000*5 {
 		t.Errorf("a placement of 10,000 rows priced %d bytes", large.AnswerBytes)
 	}
-	if huge := priceQuery(t, c, `{ complete(n: 1000000) { placement } }`); huge.AnswerBytes != large.AnswerBytes || huge.WorkBytes != large.WorkBytes {
-		t.Errorf("complete(n: 1000000) priced %+v, N=10,000 %+v", huge, large)
+	if huge := priceQuery(t, c, `{ complete(n: 1000000) { placement } }`); huge.Complexity != 1 || huge.WorkBytes != 0 || huge.AnswerBytes >= large.AnswerBytes {
+		t.Errorf("complete(n: 1000000) priced %+v, want complexity 1, no work, less than N=10,000's %+v", huge, large)
 	}
 }

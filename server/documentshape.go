@@ -1,4 +1,4 @@
-package graph
+package server
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/lexer"
@@ -20,24 +21,27 @@ import (
 // Registered as protocol errors, so that HTTP answers them with 400 like
 // any other document that fails validation.
 func init() {
-	errcode.RegisterErrorType(ReasonDepth, errcode.KindProtocol)
-	errcode.RegisterErrorType(ReasonComplexity, errcode.KindProtocol)
+	errcode.RegisterErrorType(apierror.ReasonDepth, errcode.KindProtocol)
+	errcode.RegisterErrorType(apierror.ReasonComplexity, errcode.KindProtocol)
 }
 
-// DocumentLimits is a handler extension that prices a document before
-// gqlgen parses and validates it, and refuses it when it costs too much.
+// documentShape is a handler extension that measures a document's shape
+// (its tokens, its fields once fragments are spread, its depth, the
+// comparisons validation would make) before gqlgen parses and validates
+// it, and refuses it when it is too large. answerPricer prices the
+// operation after validation.
 //
 // It runs first because validation itself is not linear: gqlparser's
 // rules compare the fields that share a response name pair by pair, every
 // pair of fragments spread in one selection set, and walk every fragment
 // definition through the fragments it spreads; a 100 kB document of
-// fragments or repeated fields keeps a core busy for seconds. The price
-// computed here takes time linear in the document (each fragment is priced
-// once and its price reused wherever it is spread) and bounds all of
+// fragments or repeated fields keeps a core busy for seconds. The shape
+// computed here takes time linear in the document (each fragment is
+// measured once and reused wherever it is spread) and bounds all of
 // that: a document within the limits validates in milliseconds
 // (docs/SECURITY.md). A refused document is never validated, so it never
 // enters the query cache either.
-type DocumentLimits struct {
+type documentShape struct {
 	// MaxTokens bounds the document's lexical tokens (names, punctuation,
 	// values); past it parsing stops.
 	MaxTokens int
@@ -57,15 +61,15 @@ type DocumentLimits struct {
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationParameterMutator
-} = DocumentLimits{}
+} = documentShape{}
 
 // ExtensionName implements graphql.HandlerExtension.
-func (DocumentLimits) ExtensionName() string { return "DocumentLimits" }
+func (documentShape) ExtensionName() string { return "DocumentShape" }
 
 // Validate implements graphql.HandlerExtension.
-func (l DocumentLimits) Validate(graphql.ExecutableSchema) error {
+func (l documentShape) Validate(graphql.ExecutableSchema) error {
 	if l.MaxTokens < 1 || l.MaxFields < 1 || l.MaxDepth < 1 {
-		return errors.New("DocumentLimits: every limit must be at least 1")
+		return errors.New("DocumentShape: every limit must be at least 1")
 	}
 	return nil
 }
@@ -78,27 +82,27 @@ const comparisonsPerField = 8
 
 // MutateOperationParameters implements graphql.OperationParameterMutator:
 // it runs before gqlgen parses the document.
-func (l DocumentLimits) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
+func (l documentShape) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
 	if params.Query == "" || l.Known != nil && l.Known(ctx, params.Query) {
 		return nil
 	}
 	src := &ast.Source{Input: params.Query}
 	if tokensOver(src, l.MaxTokens) {
-		return limitError(ReasonComplexity, "the document has more than %d tokens (names, punctuation and values), the most this server reads; send a smaller document, and large values as variables", l.MaxTokens)
+		return limitError(apierror.ReasonComplexity, "the document has more than %d tokens (names, punctuation and values), the most this server reads; send a smaller document, and large values as variables", l.MaxTokens)
 	}
 	doc, err := parser.ParseQuery(src)
 	if err != nil {
 		return nil // gqlgen parses it again and says what is wrong
 	}
-	p := price(doc)
+	p := shapeOf(doc)
 	switch {
 	case p.depth > l.MaxDepth:
-		return limitError(ReasonDepth, "the operation nests fields %d deep; at most %d levels are allowed", p.depth, l.MaxDepth)
+		return limitError(apierror.ReasonDepth, "the operation nests fields %d deep; at most %d levels are allowed", p.depth, l.MaxDepth)
 	case p.fields > l.MaxFields:
-		return limitError(ReasonComplexity, "the document selects %s fields once its fragments are spread in place; at most %d are allowed", atLeast(p.fields), l.MaxFields)
+		return limitError(apierror.ReasonComplexity, "the document selects %s fields once its fragments are spread in place; at most %d are allowed", atLeast(p.fields), l.MaxFields)
 	}
 	if c := p.comparisons(doc); c > comparisonsPerField*l.MaxFields {
-		return limitError(ReasonComplexity, "the document repeats fields or fragments in one place so often that checking it would take %d comparisons; at most %d are allowed (%d per field allowed)", c, comparisonsPerField*l.MaxFields, comparisonsPerField)
+		return limitError(apierror.ReasonComplexity, "the document repeats fields or fragments in one place so often that checking it would take %d comparisons; at most %d are allowed (%d per field allowed)", c, comparisonsPerField*l.MaxFields, comparisonsPerField)
 	}
 	return nil
 }
@@ -137,10 +141,10 @@ const saturated = math.MaxInt32
 
 func add(a, b int) int { return min(a+b, saturated) }
 
-// documentPrice is what a document costs, each fragment counted once.
-type documentPrice struct {
+// shape is a document's shape, each fragment measured once.
+type shape struct {
 	frags map[string]*ast.FragmentDefinition
-	memo  map[string]*setPrice // nil value: being priced (a cycle)
+	memo  map[string]*setShape // nil value: being priced (a cycle)
 
 	// fields is the sum over the operations and the fragment definitions
 	// of their fields once spread; depth the deepest operation.
@@ -151,12 +155,12 @@ type documentPrice struct {
 	spreadPairs int
 }
 
-// setPrice is the price of a selection set once its spreads are expanded.
-type setPrice struct{ fields, depth int }
+// setShape is the shape of a selection set once its spreads are expanded.
+type setShape struct{ fields, depth int }
 
-// price prices doc in time linear in its size.
-func price(doc *ast.QueryDocument) *documentPrice {
-	p := &documentPrice{frags: map[string]*ast.FragmentDefinition{}, memo: map[string]*setPrice{}}
+// shapeOf measures doc in time linear in its size.
+func shapeOf(doc *ast.QueryDocument) *shape {
+	p := &shape{frags: map[string]*ast.FragmentDefinition{}, memo: map[string]*setShape{}}
 	for _, f := range doc.Fragments {
 		if _, dup := p.frags[f.Name]; !dup {
 			p.frags[f.Name] = f
@@ -173,16 +177,16 @@ func price(doc *ast.QueryDocument) *documentPrice {
 	return p
 }
 
-func (p *documentPrice) fragment(name string) setPrice {
+func (p *shape) fragment(name string) setShape {
 	if sp, done := p.memo[name]; done {
 		if sp == nil {
-			return setPrice{} // a cycle: validation refuses it
+			return setShape{} // a cycle: validation refuses it
 		}
 		return *sp
 	}
 	f := p.frags[name]
 	if f == nil {
-		return setPrice{} // unknown: validation refuses it
+		return setShape{} // unknown: validation refuses it
 	}
 	p.memo[name] = nil
 	sp := p.set(f.SelectionSet)
@@ -190,8 +194,8 @@ func (p *documentPrice) fragment(name string) setPrice {
 	return sp
 }
 
-func (p *documentPrice) set(ss ast.SelectionSet) setPrice {
-	var sp setPrice
+func (p *shape) set(ss ast.SelectionSet) setShape {
+	var sp setShape
 	spreads := 0
 	var visit func(ast.SelectionSet)
 	visit = func(ss ast.SelectionSet) {
@@ -226,7 +230,7 @@ func (p *documentPrice) set(ss ast.SelectionSet) setPrice {
 // the fields found there, plus the pairs of fragments spread side by
 // side. Called once fields is within its limit, it walks the expanded
 // document, which is then small.
-func (p *documentPrice) comparisons(doc *ast.QueryDocument) int {
+func (p *shape) comparisons(doc *ast.QueryDocument) int {
 	type pathKey struct {
 		parent int
 		name   string

@@ -1,4 +1,4 @@
-package graph
+package server
 
 import (
 	"encoding/json"
@@ -8,10 +8,11 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/nqueens/nqueens/graph"
 	"github.com/nqueens/nqueens/solver"
 )
 
-// What an answer takes, priced before any resolver runs (ComplexityLimit):
+// What an answer takes, priced before any resolver runs (answerPricer):
 // the bytes of its JSON, and the values in it (each one a marshaller and
 // its part of the tree gqlgen builds before it writes a byte), for each
 // field from its type and what its arguments say. Sizes of a board's
@@ -414,8 +415,8 @@ func scopeOf(obj, name string, args map[string]any) (scope, int) {
 		return fixedN, largest
 	case obj == "Query" && name == "node":
 		if id, ok := args["id"].(string); ok {
-			if g, err := decodeID(id); err == nil {
-				return fixedN, clamp(g.N)
+			if n, ok := graph.BoardOfID(id); ok {
+				return fixedN, clamp(n)
 			}
 		}
 		return fixedN, largest

@@ -1,4 +1,10 @@
-package graph
+// Package solverpool runs the solver for API requests: a fixed number of
+// slots (one per core) shared fairly between clients, a queue bounded per
+// client, a budget of solver time per GraphQL operation shared by its
+// fields, and the solver-backed listing of every N (pages, ranks,
+// solutions by rank), filtered pages and counts, tallies and completions
+// on top of it.
+package solverpool
 
 import (
 	"context"
@@ -8,12 +14,13 @@ import (
 	"time"
 
 	"github.com/nqueens/nqueens"
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
 
-// SolverSource is the SolutionSource of every N: it pages straight from
+// Pool is the listing of every N (graph.Listing): it pages straight from
 // the solver's ordered enumeration, so its pages and cursors are those of
 // the store. Its solutions carry N and Placement (and Rank from
 // SolutionAt), which is what the resolvers read.
@@ -27,38 +34,50 @@ import (
 // request, so a flood of expensive searches (unique pages of a large N,
 // which can take hours) costs at most their budgets, and one client's
 // searches delay another's by about a quantum.
-type SolverSource struct {
-	// RankWalkMaxN is the largest N whose ranks (At, Index) are found by
-	// walking the listing from its start: N=14 walks its 365,596 solutions
-	// in about 0.25 s on one core; N=15's 2,279,184 take 1.6 s.
-	RankWalkMaxN int
+type Pool struct {
+	rankWalkMaxN int
+	budget       time.Duration
+	share        *solverShare
+	queue        *quota.Pool // searches waiting or running, per client (apierror.PoolSolver)
+}
+
+// Config sizes a Pool.
+type Config struct {
+	// Slots bounds the searches running at once (at least 1).
+	Slots int
+	// Quantum is how long a search keeps its slot while others wait for
+	// one: about what one client's heavy request may delay another's.
+	Quantum time.Duration
 	// Budget is the solver time an operation may spend, all its fields
 	// together.
 	Budget time.Duration
-
-	share *solverShare
-	queue *quota.Pool // searches waiting or running, per client (PoolSolver)
+	// RankWalkMaxN is the largest N whose ranks (SolutionAt, Rank) are
+	// found by walking the listing from its start: N=14 walks its 365,596
+	// solutions in about 0.25 s on one core; N=15's 2,279,184 take 1.6 s.
+	RankWalkMaxN int
+	// QueuePerClient bounds the searches one client has waiting or
+	// running (at least 1); all clients together QueueTotal.
+	QueuePerClient int
 }
 
-// NewSolverSource returns a solver source running at most slots searches
-// at once (at least 1), handing a slot to a waiting client after a
-// search has held it for quantum, giving each operation budget of solver
-// time, walking ranks up to rankWalkMaxN, and refusing a client's search
-// past queuePerClient of them waiting or running (at least 1; all clients
-// together SolverQueueTotal).
-func NewSolverSource(slots int, quantum, budget time.Duration, rankWalkMaxN, queuePerClient int) *SolverSource {
-	return &SolverSource{RankWalkMaxN: rankWalkMaxN, Budget: budget, share: newSolverShare(slots, quantum),
-		queue: quota.New(PoolSolver, int64(queuePerClient), int64(SolverQueueTotal(slots, quantum, queuePerClient)))}
+// New returns a pool as c says.
+func New(c Config) *Pool {
+	return &Pool{rankWalkMaxN: c.RankWalkMaxN, budget: c.Budget, share: newSolverShare(c.Slots, c.Quantum),
+		queue: quota.New(apierror.PoolSolver, int64(c.QueuePerClient), int64(QueueTotal(c.Slots, c.Quantum, c.QueuePerClient)))}
 }
 
-// SolverQueueTotal is how many searches all clients together may have
+// Queue is the quota of the searches waiting for a slot or running on
+// one, per client and in total, for metrics.
+func (s *Pool) Queue() *quota.Pool { return s.queue }
+
+// QueueTotal is how many searches all clients together may have
 // waiting for the solver or running on it: queuePerClient for each of the
 // clients that a turn of every client in a second serves (slots a
 // quantum each). Turns go client by client, so with more clients waiting
 // than that, a newcomer's search would wait over a second for its turn:
 // it is refused (UNAVAILABLE) instead. Two cores: 100 clients, 800
 // searches.
-func SolverQueueTotal(slots int, quantum time.Duration, queuePerClient int) int {
+func QueueTotal(slots int, quantum time.Duration, queuePerClient int) int {
 	return queuePerClient * max(1, slots*int(time.Second/quantum))
 }
 
@@ -70,7 +89,7 @@ var errBudget = errors.New("solver budget spent")
 // checkpoint between steps of its search: it returns an error when the
 // search must stop (ctx ended, the budget is spent), and may hand the
 // slot to a waiting client and wait for the next turn.
-func (s *SolverSource) search(ctx context.Context, what string, fn func(checkpoint func() error) error) error {
+func (s *Pool) search(ctx context.Context, what string, fn func(checkpoint func() error) error) error {
 	op := s.operationOf(ctx)
 	// An operation's fields search one at a time: its budget is then the
 	// time it holds a slot, and it holds one slot at most.
@@ -87,7 +106,7 @@ func (s *SolverSource) search(ctx context.Context, what string, fn func(checkpoi
 	// the queue: past it the field is refused now, not late.
 	queued, err := s.queue.Take(op.client, 1)
 	if err != nil {
-		return Refused(err.(*quota.Refusal))
+		return apierror.Refused(err.(*quota.Refusal))
 	}
 	defer queued.Release()
 	if err := s.share.acquire(ctx, op.client); err != nil {
@@ -131,17 +150,17 @@ func (s *SolverSource) search(ctx context.Context, what string, fn func(checkpoi
 }
 
 func budgetError(what string, budget time.Duration) error {
-	return &Error{Code: CodeTimeout, Err: errBudget, Message: fmt.Sprintf("%s stopped: the request used up its solver time of %s, shared by all of its fields; "+
+	return &apierror.Error{Code: apierror.Timeout, Err: errBudget, Message: fmt.Sprintf("%s stopped: the request used up its solver time of %s, shared by all of its fields; "+
 		"ask for fewer or smaller pages, or precompute the board to page it from the store", what, budget)}
 }
 
-// operationOf returns ctx's operation; a context without one (a source
-// used outside a GraphQL operation) gets one of its own.
-func (s *SolverSource) operationOf(ctx context.Context) *operation {
+// operationOf returns ctx's operation; a context without one (the pool
+// used outside a GraphQL operation) gets one of its own, of no client.
+func (s *Pool) operationOf(ctx context.Context) *operation {
 	if op, ok := ctx.Value(operationKey{}).(*operation); ok {
 		return op
 	}
-	return newOperation(clientOf(ctx), s.Budget)
+	return newOperation("", s.budget)
 }
 
 // searchError turns the error of a search stopped by its context into
@@ -159,7 +178,7 @@ func waitError(ctx context.Context, what, why string) error {
 	if ctx.Err() == context.Canceled {
 		return ctx.Err()
 	}
-	return &Error{Code: CodeTimeout, Err: ctx.Err(),
+	return &apierror.Error{Code: apierror.Timeout, Err: ctx.Err(),
 		Message: what + " did not start within the request's time budget: " + why + "; try again, or precompute the board to page it from the store"}
 }
 
@@ -167,19 +186,19 @@ func timeoutError(ctx context.Context, what string) error {
 	if ctx.Err() == context.Canceled {
 		return ctx.Err()
 	}
-	return &Error{Code: CodeTimeout, Err: ctx.Err(),
+	return &apierror.Error{Code: apierror.Timeout, Err: ctx.Err(),
 		Message: what + " did not finish within the request's time budget; ask for a smaller page, or precompute the board to page it from the store"}
 }
 
-// Page implements SolutionSource with solver.Page: the first Limit
+// Page implements graph.Listing with solver.Page: the first Limit
 // solutions after the cursor, or the last Limit before it.
-func (s *SolverSource) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
+func (s *Pool) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
 	return s.FilteredPage(ctx, req, solver.Filter{})
 }
 
 // FilteredPage is Page restricted to what f matches (solver.PageQuery's
 // Filter): same order, same cursors.
-func (s *SolverSource) FilteredPage(ctx context.Context, req store.PageRequest, f solver.Filter) ([]store.Solution, error) {
+func (s *Pool) FilteredPage(ctx context.Context, req store.PageRequest, f solver.Filter) ([]store.Solution, error) {
 	if req.Limit <= 0 {
 		return nil, nil
 	}
@@ -205,14 +224,15 @@ func (s *SolverSource) FilteredPage(ctx context.Context, req store.PageRequest, 
 	return sols, nil
 }
 
-// errNoWalk is wrapped by At and Index for a board too large to walk.
-var errNoWalk = errors.New("board too large to rank by walking")
+// ErrNoWalk is wrapped by the error of a rank (SolutionAt, Rank, Walk)
+// of a board too large to walk.
+var ErrNoWalk = errors.New("board too large to rank by walking")
 
 // walkable refuses ranks of boards too large to walk.
-func (s *SolverSource) walkable(n int) error {
-	if n > s.RankWalkMaxN {
-		return &Error{Code: CodeUnavailable, Err: errNoWalk, Message: fmt.Sprintf("ranks of N=%d are known once the board is precomputed into the store; "+
-			"until then the server finds ranks by walking the solutions from the first, which it does only for N up to %d", n, s.RankWalkMaxN)}
+func (s *Pool) walkable(n int) error {
+	if n > s.rankWalkMaxN {
+		return &apierror.Error{Code: apierror.Unavailable, Err: ErrNoWalk, Message: fmt.Sprintf("ranks of N=%d are known once the board is precomputed into the store; "+
+			"until then the server finds ranks by walking the solutions from the first, which it does only for N up to %d", n, s.rankWalkMaxN)}
 	}
 	return nil
 }
@@ -222,11 +242,11 @@ func (s *SolverSource) walkable(n int) error {
 // a few microseconds apart, unique ones included.
 const walkCheckEvery = 1024
 
-// walk calls visit with each item of the listing of N (unique: its
+// Walk calls visit with each item of the listing of N (unique: its
 // canonical solutions), in order, until visit returns false, on a solver
 // slot, stopping with TIMEOUT when ctx ends or the operation's budget is
 // spent.
-func (s *SolverSource) walk(ctx context.Context, what string, n int, unique bool, visit func(p solver.Placement) bool) error {
+func (s *Pool) Walk(ctx context.Context, what string, n int, unique bool, visit func(p solver.Placement) bool) error {
 	if err := s.walkable(n); err != nil {
 		return err
 	}
@@ -252,8 +272,8 @@ func (s *SolverSource) walk(ctx context.Context, what string, n int, unique bool
 	})
 }
 
-// SolutionAt implements SolutionSource by walking the listing to rank.
-func (s *SolverSource) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
+// SolutionAt implements graph.Listing by walking the listing to rank.
+func (s *Pool) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	if rank == 0 {
 		return store.Solution{}, nqueens.Errorf(nqueens.EINVALID, "ranks count from 1 (the first solution in lexicographic order), got 0")
 	}
@@ -261,7 +281,7 @@ func (s *SolverSource) SolutionAt(ctx context.Context, n int, rank uint64, uniqu
 		k     uint64
 		found solver.Placement
 	)
-	err := s.walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", rank, n), n, unique, func(p solver.Placement) bool {
+	err := s.Walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", rank, n), n, unique, func(p solver.Placement) bool {
 		if k++; k == rank {
 			found = p.Clone()
 			return false
@@ -277,10 +297,10 @@ func (s *SolverSource) SolutionAt(ctx context.Context, n int, rank uint64, uniqu
 	return store.Solution{N: n, Placement: found, Rank: rank}, nil
 }
 
-// Rank implements SolutionSource by walking the listing up to p.
-func (s *SolverSource) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
+// Rank implements graph.Listing by walking the listing up to p.
+func (s *Pool) Rank(ctx context.Context, n int, p solver.Placement, unique bool) (uint64, error) {
 	var before uint64
-	err := s.walk(ctx, fmt.Sprintf("ranking a solution of N=%d with the solver", n), n, unique, func(q solver.Placement) bool {
+	err := s.Walk(ctx, fmt.Sprintf("ranking a solution of N=%d with the solver", n), n, unique, func(q solver.Placement) bool {
 		if q.Compare(p) >= 0 {
 			return false
 		}

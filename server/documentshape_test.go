@@ -1,4 +1,4 @@
-package graph
+package server
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // randomDocument writes a document of a few operations and fragments in
@@ -152,9 +153,9 @@ func spreadSquares(doc *ast.QueryDocument) int {
 	return total
 }
 
-// TestPriceAgreesWithExpansion checks the linear price against the
+// TestShapeAgreesWithExpansion checks the linear shape against the
 // expanded document, on random documents of fragments.
-func TestPriceAgreesWithExpansion(t *testing.T) {
+func TestShapeAgreesWithExpansion(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	checked := 0
@@ -164,7 +165,7 @@ func TestPriceAgreesWithExpansion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, q)
 		}
-		p := price(doc)
+		p := shapeOf(doc)
 		if p.fields > 500 {
 			continue // the slow expansion below would take long
 		}
@@ -190,17 +191,17 @@ func TestPriceAgreesWithExpansion(t *testing.T) {
 	}
 }
 
-// TestPriceOfFragmentDoubling prices the document of fragments that each
+// TestShapeOfFragmentDoubling measures the document of fragments that each
 // spread the next one twice: its fields double with every level and the
 // count saturates, but each fragment is priced once.
-func TestPriceOfFragmentDoubling(t *testing.T) {
+func TestShapeOfFragmentDoubling(t *testing.T) {
 	t.Parallel()
 	for _, levels := range []int{3, 10, 30, 200} {
 		doc, err := parseQuery(fragmentDoubling(levels))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := price(doc)
+		p := shapeOf(doc)
 		// F_levels has 1 field and F_i twice F_{i+1}'s: F_0 has 2^levels;
 		// the operation adds its two fields, the definitions 2^(levels+1)-1.
 		want := saturated
@@ -228,16 +229,20 @@ func fragmentDoubling(levels int) string {
 	return b.String()
 }
 
-// TestPriceOfCycles: cycles and unknown fragments (which validation
+// TestShapeOfCycles: cycles and unknown fragments (which validation
 // refuses) are priced without looping.
-func TestPriceOfCycles(t *testing.T) {
+func TestShapeOfCycles(t *testing.T) {
 	t.Parallel()
 	doc, err := parseQuery("{ a { ...A } } fragment A on T { b ...B } fragment B on T { c ...A ...Missing }")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := price(doc)
+	p := shapeOf(doc)
 	if p.fields < 3 || p.comparisons(doc) < 3 {
 		t.Errorf("fields %d, comparisons %d", p.fields, p.comparisons(doc))
 	}
+}
+
+func parseQuery(q string) (*ast.QueryDocument, error) {
+	return parser.ParseQuery(&ast.Source{Input: q})
 }
