@@ -25,10 +25,6 @@ import (
 // for one client, Compressors in all. A request that finds none free is
 // answered uncompressed, never refused: identity is always acceptable.
 
-// compressorBytes is about what one compressor holds (documentation of the
-// bound; the pool counts compressors).
-const compressorBytes = 1 << 20
-
 // compression wraps handlers with gzhttp when a compressor is free.
 type compression struct {
 	wrap  func(http.Handler) http.HandlerFunc
