@@ -49,8 +49,8 @@ func (s *queries) WriteChunk(ctx context.Context, w store.ChunkWrite, inTx store
 	return lastChunk, nil
 }
 
-// writeChunk writes a chunk that is not done yet, inside tx, with one
-// prepared INSERT per solution.
+// writeChunk writes a chunk that is not done yet, inside tx, its
+// solutions in INSERTs of insertBatchRows rows (insertbatch.go).
 func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, stores bool, state store.BoardState, inTx store.TxFunc[*sql.Tx]) (lastChunk bool, err error) {
 	if err := lifecycle.CheckChunkTarget(w, state, stores); err != nil {
 		return false, err
@@ -61,24 +61,27 @@ func writeChunk(ctx context.Context, tx *sql.Tx, w store.ChunkWrite, idx int, st
 	if w.Solutions != nil {
 		rows := chunkrows.New(ctx, w)
 		defer rows.Close()
-		var insert *sql.Stmt
+		var batch *insertBatch
 		if stores {
-			if insert, err = tx.PrepareContext(ctx, `INSERT INTO solutions (n, placement, canonical, orbit_size) VALUES (?, ?, ?, ?)`); err != nil {
-				return false, err
-			}
-			defer insert.Close()
+			batch = &insertBatch{tx: tx, n: n}
+			defer batch.close()
 		}
 		for rows.Next() {
-			if insert == nil {
+			if batch == nil {
 				continue
 			}
 			r := rows.Row()
-			if _, err := insert.ExecContext(ctx, n, r.Key, r.Canonical, r.OrbitSize); err != nil {
+			if err := batch.add(ctx, r.Key, r.Canonical, r.OrbitSize); err != nil {
 				return false, err
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return false, err
+		}
+		if batch != nil {
+			if err := batch.flush(ctx); err != nil {
+				return false, err
+			}
 		}
 		counts = rows.Counts()
 		sq := rows.SquareCounts()
