@@ -488,6 +488,20 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 	}
 
+	// --- the page's answers came compressed, as the browser asked ----------
+	// (Resource Timing: a same-origin fetch shows its bytes on the wire
+	// and decoded.)
+	var sizes []struct{ Encoded, Decoded int }
+	s.eval(`performance.getEntriesByType('resource').filter(r => r.name.includes('/graphql') && r.decodedBodySize >= 1024).map(r => ({Encoded: r.encodedBodySize, Decoded: r.decodedBodySize}))`, &sizes)
+	if len(sizes) == 0 {
+		s.fail("no answer of /graphql of 1 KiB or more seen")
+	}
+	for _, sz := range sizes {
+		if sz.Encoded*2 > sz.Decoded {
+			s.fail("an answer of %d bytes came as %d: want it compressed (Accept-Encoding)", sz.Decoded, sz.Encoded)
+		}
+	}
+
 	// --- the heat map of N=8: every square against the solver's tally ------
 	s.heatMap(8, all, ref[8].Total, ref[8].Unique)
 
