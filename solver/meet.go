@@ -59,7 +59,7 @@ func meetRows(n int) int {
 func (fs *frameSearch) countMeeting(ctx context.Context, h int) uint64 {
 	c := getMeetCache(fs.n)
 	key, bottom, upper := fs.meetOf(h)
-	fs.meet, fs.meetRows = c.tableFor(key, bottom, upper), h
+	fs.meet, fs.meetRows = c.tableFor(key, bottom, upper, fs.searchedColumns()), h
 	total := fs.countGuarded(ctx, fs.last(), 0, 0, 0)
 	fs.meet = nil
 	meetCaches.Put(c)
@@ -154,12 +154,17 @@ type meetRuns struct {
 	entries []uint64
 }
 
-// filter sets r to the placements of from that miss mask, in runs.
-func (r *meetRuns) filter(from *meetRuns, mask uint64) {
+// filter sets r to the placements of from that miss mask and take
+// only columns of cols (>> 1), in runs.
+func (r *meetRuns) filter(from *meetRuns, mask uint64, cols uint32) {
 	r.cols, r.ends = r.cols[:0], r.ends[:0]
 	r.entries = slices.Grow(r.entries[:0], len(from.entries))[:len(from.entries)]
 	out, begin := uint32(0), uint32(0)
 	for i, end := range from.ends {
+		if from.cols[i]&^cols != 0 {
+			begin = end
+			continue
+		}
 		start := out
 		for _, e := range from.entries[begin:end] {
 			r.entries[out] = e
@@ -209,8 +214,10 @@ func getMeetCache(n int) *meetCache {
 }
 
 // tableFor returns the table of a task with key and bottom queen whose
-// frame queens above the meeting row occupy the diagonals upper there.
-func (c *meetCache) tableFor(key meetKey, bottom int, upper uint64) *meetTable {
+// frame queens above the meeting row occupy the diagonals upper there and
+// whose searched rows take the columns all. Only placements that take
+// columns of all are kept: the others are never asked for.
+func (c *meetCache) tableFor(key meetKey, bottom int, upper uint64, all uint32) *meetTable {
 	t := &c.table
 	for _, k := range t.used {
 		t.slot[k] = 0
@@ -221,13 +228,18 @@ func (c *meetCache) tableFor(key meetKey, bottom int, upper uint64) *meetTable {
 		c.key, c.bottom = key, -1
 	}
 	if c.bottom != bottom {
-		c.bottomed.filter(&c.base, diagonalsAt(square{key.n - 1, bottom}, key.meet))
+		inner := uint32(1)<<uint(key.n-1) - 2
+		c.bottomed.filter(&c.base, diagonalsAt(square{key.n - 1, bottom}, key.meet), (inner&^(1<<uint(bottom)))>>1)
 		c.bottom = bottom
 	}
 	from := &c.bottomed
 	t.entries = slices.Grow(t.entries[:0], len(from.entries))[:len(from.entries)]
 	out, begin := uint32(0), uint32(0)
 	for i, end := range from.ends {
+		if from.cols[i]&^(all>>1) != 0 {
+			begin = end
+			continue
+		}
 		start := out
 		for _, e := range from.entries[begin:end] {
 			t.entries[out] = e
