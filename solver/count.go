@@ -59,7 +59,7 @@ func CountTasks(ctx context.Context, tasks []Task, opts CountOptions) (Counts, e
 				if i >= len(tasks) {
 					break
 				}
-				c := countTask(ctx, tasks[order[i]])
+				c := countTask(ctx, tasks[order[i]], true)
 				local.Add(c)
 				if opts.Progress != nil {
 					mu.Lock()

@@ -143,15 +143,15 @@ func (fs *frameSearch) predictedCost(t Task) float64 {
 const unguardedRows = 12
 
 // count returns the number of solutions with exactly this frame; it gives
-// up, returning a partial count, when ctx is done. Boards from 16 to
-// meetMaxN count their lowest rows from a table (meet.go).
-func (fs *frameSearch) count(ctx context.Context) uint64 {
+// up, returning a partial count, when ctx is done. With tables, boards
+// from 16 to meetMaxN count their lowest rows from a table (meet.go).
+func (fs *frameSearch) count(ctx context.Context, tables bool) uint64 {
 	if fs.nrows < 5 {
 		var all uint64 // N ≤ 8: a handful of nodes
 		fs.walk(false, func(Placement) { all++ })
 		return all
 	}
-	if h := meetRows(fs.n); h > 0 && fs.last() >= h+3 {
+	if h := meetRows(fs.n); tables && h > 0 && fs.last() >= h+3 {
 		return fs.countMeeting(ctx, h)
 	}
 	return fs.countGuarded(ctx, fs.last(), 0, 0, 0)

@@ -73,7 +73,7 @@ func BenchmarkCountSteps(b *testing.B) {
 				steps, endings, lookups, total = 0, 0, 0, 0
 				for _, task := range tasks {
 					fs := orient(task)
-					all := fs.count(context.Background())
+					all := fs.count(context.Background(), true)
 					images, _, _ := task.stabilizer()
 					total += uint64(images) * all
 					if fs.loop.err != nil {
