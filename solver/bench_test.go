@@ -31,6 +31,22 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
+// Counting N=17 on one worker: the figure docs/PERFORMANCE.md compares
+// with NQueensFAF's CPU solver (run it with GOMAXPROCS=1 and taskset to
+// keep it to one core).
+func BenchmarkCountOneCore(b *testing.B) {
+	ref := oeis.MustLoad(b)
+	const n = 17
+	b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+		for b.Loop() {
+			c, err := solver.Count(context.Background(), n, solver.CountOptions{Workers: 1})
+			if err != nil || c.Total != ref[n].Total || c.Unique != ref[n].Unique || c.Orbit2 != ref[n].Orbit2 || c.Orbit4 != ref[n].Orbit4 {
+				b.Fatalf("N=%d: %+v, %v", n, c, err)
+			}
+		}
+	})
+}
+
 // The ordered enumeration that fills the store and pages unstored boards.
 func BenchmarkEnumerate(b *testing.B) {
 	ref := oeis.MustLoad(b)

@@ -35,12 +35,15 @@ func Count(ctx context.Context, n int, opts CountOptions) (Counts, error) {
 
 // CountTasks counts a list of tasks (of one or several N) in parallel and
 // returns the sum. The tasks must come from Tasks; they are not re-checked.
+// They are counted in the order that lets a worker reuse its tables
+// (meetOrder), not in the list's.
 func CountTasks(ctx context.Context, tasks []Task, opts CountOptions) (Counts, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(tasks))
+	order := meetOrder(tasks)
 	var (
 		next  atomic.Int64
 		mu    sync.Mutex
@@ -56,7 +59,7 @@ func CountTasks(ctx context.Context, tasks []Task, opts CountOptions) (Counts, e
 				if i >= len(tasks) {
 					break
 				}
-				c := countTask(ctx, tasks[i])
+				c := countTask(ctx, tasks[order[i]], true)
 				local.Add(c)
 				if opts.Progress != nil {
 					mu.Lock()

@@ -17,13 +17,15 @@ import (
 // The searched rows are numbered by how many searched rows lie below them
 // (d, from last down to 0), as the counting loop walks them.
 type frameSearch struct {
-	loop  loopTally // the counting loop's steps, kept only in builds tagged loopsteps
-	n     int
-	nrows int
-	rows  [MaxSearchN]int    // the searched rows, top to bottom: rows[last-d]
-	below [MaxSearchN]uint32 // below[d]: the squares of row d no frame queen attacks
-	shift [MaxSearchN]uint32 // shift[d]: rows from row d to row d-1 (1 to 3)
-	frame frameQueens
+	loop     loopTally // the counting loop's steps, kept only in builds tagged loopsteps
+	n        int
+	nrows    int
+	rows     [MaxSearchN]int    // the searched rows, top to bottom: rows[last-d]
+	below    [MaxSearchN]uint32 // below[d]: the squares of row d no frame queen attacks
+	shift    [MaxSearchN]uint32 // shift[d]: rows from row d to row d-1 (1 to 3)
+	frame    frameQueens
+	meet     *meetTable // while countMeeting runs: the table of the lowest rows
+	meetRows int        // the rows meet holds
 }
 
 func newFrameSearch(t Task) *frameSearch {
@@ -141,12 +143,16 @@ func (fs *frameSearch) predictedCost(t Task) float64 {
 const unguardedRows = 12
 
 // count returns the number of solutions with exactly this frame; it gives
-// up, returning a partial count, when ctx is done.
-func (fs *frameSearch) count(ctx context.Context) uint64 {
+// up, returning a partial count, when ctx is done. With tables, boards
+// from 16 to meetMaxN count their lowest rows from a table (meet.go).
+func (fs *frameSearch) count(ctx context.Context, tables bool) uint64 {
 	if fs.nrows < 5 {
 		var all uint64 // N ≤ 8: a handful of nodes
 		fs.walk(false, func(Placement) { all++ })
 		return all
+	}
+	if h := meetRows(fs.n); tables && h > 0 && fs.last() >= h+3 {
+		return fs.countMeeting(ctx, h)
 	}
 	return fs.countGuarded(ctx, fs.last(), 0, 0, 0)
 }
@@ -156,6 +162,9 @@ func (fs *frameSearch) countGuarded(ctx context.Context, d int, cols, ld, rd uin
 	// unguardedRows rows up, and from row 3 (the loop's least) run
 	// unguarded.
 	if d <= 3 || d <= min(fs.last()-2, unguardedRows-1) {
+		if fs.meet != nil {
+			return fs.countMeet(fs.meet, fs.meetRows, d, cols, ld, rd)
+		}
 		return fs.countFrom(d, cols, ld, rd)
 	}
 	avail := fs.below[d] &^ (cols | ld | rd)
@@ -171,7 +180,8 @@ func (fs *frameSearch) countGuarded(ctx context.Context, d int, cols, ld, rd uin
 
 // countFrom counts the completions from searched row d (3 or more)
 // without recursion: this loop is where counting spends nearly all its
-// time. It looks one row ahead, so a queen that leaves the next row no
+// time, except for CountTasks of N=16 to 20, which counts with countMeet
+// (meet.go). It looks one row ahead, so a queen that leaves the next row no
 // square is never pushed, and it finishes the last two rows without a
 // branch, where a search mostly mispredicts.
 //

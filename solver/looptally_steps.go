@@ -4,14 +4,16 @@ package solver
 
 import "fmt"
 
-// loopTally counts countFrom's steps (one per square tried) and its
-// two-row endings (one per square of a child finished without a node),
+// loopTally counts countFrom's and countMeet's steps (one per square
+// tried), countFrom's two-row endings (one per square of a child finished
+// without a node) and countMeet's lookups (one per node of the row above
+// the meeting row asking the table),
 // and checks at each step that the loop's masks change no index: d and
 // the stack pointer stay below MaxSearchN, and d keeps two rows below it.
 // `go test -tags loopsteps ./solver` builds it (.ci/run does).
 type loopTally struct {
-	steps, endings uint64
-	err            error
+	steps, endings, lookups uint64
+	err                     error
 }
 
 func (t *loopTally) step(d, sp int) {
@@ -22,3 +24,5 @@ func (t *loopTally) step(d, sp int) {
 }
 
 func (t *loopTally) ending() { t.endings++ }
+
+func (t *loopTally) lookup() { t.lookups++ }

@@ -55,10 +55,11 @@ func TestSearchStepsAreTheLoops(t *testing.T) {
 }
 
 // BenchmarkCountSteps counts N=16 and N=17 as Count does, task by task in
-// the image orient picks, and reports the counting loop's steps and
-// two-row endings, for docs/PERFORMANCE.md's time per step (the time is
-// not the counter's: the tally slows the loop). Symmetric frames' extra
-// half-turn search is not the loop's and is left out.
+// the image orient picks (with the tables of meet.go), and reports the
+// counting loop's steps, two-row endings and table lookups, for
+// docs/PERFORMANCE.md's time per step (the time is not the counter's: the
+// tally slows the loop). Symmetric frames' extra half-turn search is not
+// the loop's and is left out.
 func BenchmarkCountSteps(b *testing.B) {
 	ref := oeis.MustLoad(b)
 	for _, n := range []int{16, 17} {
@@ -67,12 +68,12 @@ func BenchmarkCountSteps(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var steps, endings, total uint64
+			var steps, endings, lookups, total uint64
 			for b.Loop() {
-				steps, endings, total = 0, 0, 0
+				steps, endings, lookups, total = 0, 0, 0, 0
 				for _, task := range tasks {
 					fs := orient(task)
-					all := fs.count(context.Background())
+					all := fs.count(context.Background(), true)
 					images, _, _ := task.stabilizer()
 					total += uint64(images) * all
 					if fs.loop.err != nil {
@@ -80,6 +81,7 @@ func BenchmarkCountSteps(b *testing.B) {
 					}
 					steps += fs.loop.steps
 					endings += fs.loop.endings
+					lookups += fs.loop.lookups
 				}
 			}
 			if total != ref[n].Total {
@@ -87,6 +89,7 @@ func BenchmarkCountSteps(b *testing.B) {
 			}
 			b.ReportMetric(float64(steps), "steps")
 			b.ReportMetric(float64(endings), "endings")
+			b.ReportMetric(float64(lookups), "lookups")
 		})
 	}
 }

@@ -194,12 +194,15 @@ func (t Task) Validate() error {
 }
 
 // CountTask counts the solutions of every image of the task's frame, and
-// their symmetry classes. It checks the task first.
+// their symmetry classes. It checks the task first. It counts without the
+// tables CountTasks counts with (meet.go): tasks that follow each other
+// in Tasks's order seldom share one, and building a table costs more
+// than one task saves.
 func CountTask(ctx context.Context, t Task) (Counts, error) {
 	if err := t.Validate(); err != nil {
 		return Counts{}, err
 	}
-	c := countTask(ctx, t)
+	c := countTask(ctx, t, false)
 	return c, ctx.Err()
 }
 
@@ -243,7 +246,7 @@ func CountTask(ctx context.Context, t Task) (Counts, error) {
 // fixed90 + (fixed180 − fixed90)/2 + (all − fixed180)/4.
 // TestCountTaskMatchesItsSolutions checks each case against the classes
 // of the solutions themselves.
-func countTask(ctx context.Context, t Task) Counts {
+func countTask(ctx context.Context, t Task, tables bool) Counts {
 	var c Counts
 	if t.whole() {
 		for p := range All(t.N) {
@@ -256,11 +259,11 @@ func countTask(ctx context.Context, t Task) Counts {
 	images, half, quarter := t.stabilizer()
 	if !half {
 		fs := orient(t)
-		n := fs.count(ctx)
+		n := fs.count(ctx, tables)
 		c.Total, c.Unique, c.Orbit8 = 8*n, n, n
 		return c
 	}
-	all := orient(t).count(ctx)
+	all := orient(t).count(ctx, tables)
 	fixed180, fixed90 := newFrameSearch(t).halfTurnCounts()
 	c.Total = uint64(images) * all
 	if quarter {
