@@ -54,14 +54,14 @@ const maxValidateN = 1_000_000
 // with the complexity it would have.
 func (r *Resolver) ArgumentError(obj, field string, args map[string]any) error {
 	var checks []error
-	n, hasN := intArg(args["n"])
+	n, hasN := IntArg(args["n"])
 	switch obj + "." + field {
 	case "Query.solutions", "Query.uniqueSolutions":
 		checks = append(checks, checkIntArg(hasN, n, checkN))
 		fallthrough
 	case "Board.solutions", "Board.uniqueSolutions":
-		first, hasFirst := intArg(args["first"])
-		last, hasLast := intArg(args["last"])
+		first, hasFirst := IntArg(args["first"])
+		last, hasLast := IntArg(args["last"])
 		_, _, err := r.pageArgs(optional(hasFirst, first), optional(hasLast, last))
 		checks = append(checks, err)
 	case "Query.board", "Query.count", "Query.solutionAt":
@@ -87,10 +87,11 @@ func optional(given bool, v int) *int {
 	return &v
 }
 
-// intArg reads an Int argument as gqlgen hands it over, false when it is
-// absent or null; values past the 32 bits of an Int are clamped to them
-// (the field refuses both).
-func intArg(v any) (int, bool) {
+// IntArg reads an Int argument as gqlgen hands it over (from the document
+// or from JSON variables), false when it is absent or null; values past the
+// 32 bits of an Int are clamped to them (the field refuses both). The
+// answer pricer reads arguments with it too.
+func IntArg(v any) (int, bool) {
 	switch x := v.(type) {
 	case int:
 		return x, true

@@ -422,29 +422,12 @@ func scopeOf(obj, name string, args map[string]any) (scope, int) {
 		return fixedN, largest
 	}
 	if v, ok := args["n"]; ok {
-		if n, ok := intArg(v); ok {
+		if n, ok := graph.IntArg(v); ok {
 			return fixedN, clamp(n)
 		}
 		return fixedN, largest
 	}
 	return inherit, 0
-}
-
-// intArg reads an Int argument as gqlgen hands it over (from the
-// document or from JSON variables).
-func intArg(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(min(max(x, math.MinInt32), math.MaxInt32)), true
-	case float64:
-		return int(math.Max(math.Min(x, math.MaxInt32), math.MinInt32)), true
-	case json.Number:
-		n, err := x.Int64()
-		return int(min(max(n, math.MinInt32), math.MaxInt32)), err == nil
-	}
-	return 0, false
 }
 
 // pageItems is how many items a connection's page lists: first or last,
@@ -453,7 +436,7 @@ func intArg(v any) (int, bool) {
 func pageItems(args map[string]any, defaultSize, maxSize int) float64 {
 	for _, k := range []string{"first", "last"} {
 		if v, ok := args[k]; ok && v != nil {
-			n, ok := intArg(v)
+			n, ok := graph.IntArg(v)
 			if !ok || n < 0 || n > maxSize {
 				return 0
 			}
