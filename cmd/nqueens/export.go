@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/export"
+	"github.com/nqueens/nqueens/internal/progress"
 	"github.com/nqueens/nqueens/internal/service"
 	"github.com/nqueens/nqueens/solver"
 )
@@ -88,19 +91,56 @@ func runExport(ctx context.Context, args []string, c console) error {
 	if err != nil {
 		return err
 	}
-	if o.output == "" {
-		_, err = e.WriteTo(ctx, c.stdout)
-		return err
-	}
-	file, err := os.Create(o.output)
+
+	// What it will write, said first where someone reads it (a terminal,
+	// or beside --output's summary), and its progress on a terminal.
+	start := time.Now()
+	bar := progress.NewCountOf(c.stderr, start, "exporting", "solution")
+	total, counted, err := exportCount(ctx, st, e)
 	if err != nil {
 		return err
 	}
-	k, err := e.WriteTo(ctx, file)
-	if err = errors.Join(err, file.Close()); err != nil {
-		os.Remove(o.output)
+	if counted && (bar != nil || o.output != "") {
+		lines, size := export.Size(form, n, total)
+		fmt.Fprintf(c.stderr, "nqueens export: N=%d, %s from the %s: %s, %s of %s\n", n,
+			progress.Plural(total, "solution"), e.Source, progress.Plural(lines, "line"), byteSize(size), form)
+	}
+	out := c.stdout
+	if o.output != "" {
+		file, err := os.Create(o.output)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		out = file
+	}
+	written, err := writeExport(ctx, e, out, bar, total)
+	if o.output != "" {
+		err = errors.Join(err, out.(*os.File).Close())
+		if err != nil {
+			os.Remove(o.output)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(c.stderr, "nqueens export: stopped after %s\n", progress.Plural(written, "solution"))
+	}
+	if err != nil || o.output == "" {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "nqueens export: wrote %d solutions of N=%d from the %s to %s\n", k, n, e.Source, o.output)
+	fmt.Fprintf(c.stderr, "nqueens export: wrote %d solutions of N=%d from the %s to %s\n", written, n, e.Source, o.output)
 	return nil
+}
+
+// writeExport writes e to w, drawing bar (nil: none) as it goes.
+func writeExport(ctx context.Context, e *export.Export, w io.Writer, bar *progress.Count, total uint64) (uint64, error) {
+	if bar == nil {
+		return e.WriteTo(ctx, w)
+	}
+	header := uint64(0)
+	if e.Format == export.CSV {
+		header = 1
+	}
+	stop := bar.Run()
+	defer stop() // erased before the summary or the interrupt's message
+	return e.WriteTo(ctx, &lineCounter{w: w, bar: bar, total: total, header: header})
 }

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/eventually"
+	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -80,5 +86,50 @@ func TestExportBadUsage(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("nqueens %s: exit %d, stderr %q; want exit %d saying %q", strings.Join(c.args, " "), r.code, r.stderr, exitUsage, c.want)
 		}
+	}
+}
+
+// TestExportSaysItsSizeAndStops: export --output says up front how many
+// solutions, lines and bytes it will write (the file then has exactly
+// those), and an interrupt stops it cleanly: exit 130, the partial file
+// removed, how far it got said.
+func TestExportSaysItsSizeAndStops(t *testing.T) {
+	t.Parallel()
+	ref := oeis.MustLoad(t)
+	env := []string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + filepath.Join(t.TempDir(), "none.db")}
+	path := filepath.Join(t.TempDir(), "n11.csv")
+	r := nqueensEnv(t, env, "export", "11", "--output", path)
+	data, err := os.ReadFile(path)
+	if r.code != 0 || err != nil {
+		t.Fatalf("export 11: exit %d, %v; stderr %q", r.code, err, r.stderr)
+	}
+	want := fmt.Sprintf("N=11, %d solutions from the solver: %d lines, %d bytes", ref[11].Total, ref[11].Total+1, len(data))
+	if !strings.Contains(r.stderr, want) || strings.Count(string(data), "\n") != int(ref[11].Total)+1 {
+		t.Errorf("stderr %q; want it to say %q (the file has %d lines)", r.stderr, want, strings.Count(string(data), "\n"))
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr apitest.SyncBuffer
+	big := filepath.Join(t.TempDir(), "n16.csv")
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"export", "16", "--output", big}, console{lookupEnv: lookupIn(env), stdout: &stdout, stderr: &stderr})
+	}()
+	eventually.True(t, time.Minute, func() string {
+		if fi, err := os.Stat(big); err != nil || fi.Size() == 0 {
+			return fmt.Sprintf("nothing written to %s yet; stderr %q", big, stderr.String())
+		}
+		return ""
+	})
+	cancel()
+	if got := <-code; got != exitInterrupted {
+		t.Errorf("interrupted export: exit %d, want %d; stderr %q", got, exitInterrupted, stderr.String())
+	}
+	if _, err := os.Stat(big); !os.IsNotExist(err) {
+		t.Errorf("the partial file is still there (%v)", err)
+	}
+	if !strings.Contains(stderr.String(), "stopped after ") || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q; want it to say how far it got and that it was interrupted", stderr.String())
 	}
 }

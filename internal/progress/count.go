@@ -18,6 +18,7 @@ import (
 // result on stdout stands alone.
 type Count struct {
 	out         io.Writer
+	label, noun string // "counting", "task"
 	start       time.Time
 	done, total atomic.Int64
 	shown       bool // a bar is on the line, to erase at the end
@@ -31,10 +32,16 @@ const (
 // NewCount returns the progress of a count started now, drawn on w, or
 // nil when w is not a terminal: logs and pipes get the result only.
 func NewCount(w io.Writer, now time.Time) *Count {
+	return NewCountOf(w, now, "counting", "task")
+}
+
+// NewCountOf is NewCount for other work: the bar says label ("exporting")
+// and counts nouns ("solution").
+func NewCountOf(w io.Writer, now time.Time, label, noun string) *Count {
 	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	return &Count{out: w, start: now}
+	return &Count{out: w, start: now, label: label, noun: noun}
 }
 
 // Update records the solver's progress (solver.CountOptions.Progress).
@@ -56,7 +63,7 @@ func (p *Count) draw(now time.Time) {
 		part = float64(done) / float64(total)
 		eta = time.Duration(float64(elapsed) * float64(total-done) / float64(done)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.out, "\r\x1b[K%s counting: %s, %s, ETA %s", bar(part, 30), fractionOf(done, total, "task"),
+	fmt.Fprintf(p.out, "\r\x1b[K%s %s: %s, %s, ETA %s", bar(part, 30), p.label, fractionOf(done, total, p.noun),
 		elapsed.Round(100*time.Millisecond), eta)
 	p.shown = true
 }

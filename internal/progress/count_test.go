@@ -14,7 +14,7 @@ func TestCountProgressDraw(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := &Count{out: &out, start: t0}
+	p := &Count{out: &out, start: t0, label: "counting", noun: "task"}
 	p.draw(t0.Add(500 * time.Millisecond))
 	p.clear()
 	if out.Len() != 0 {
