@@ -408,6 +408,7 @@ type Server struct {
 	// answerCache keeps the bytes of answers that cannot change
 	// (answercache.go); nil when AnswerCacheBytes is 0.
 	answerCache *answerCache
+	gqlSchema   *ast.Schema // the schema served, for its SDL (schema.go)
 	// compress compresses answers and exports (compress.go); nil when off.
 	compress *compression
 	present  graphql.ErrorPresenterFunc
@@ -455,8 +456,9 @@ func New(cfg Config) (*Server, error) {
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
-	s.mux.HandleFunc("GET /export/{file}", s.serveExport) // export.go
-	playground := web.Playground()                        // GraphiQL, served from the binary
+	s.mux.HandleFunc("GET /graphql/schema.graphql", s.serveSchema()) // schema.go
+	s.mux.HandleFunc("GET /export/{file}", s.serveExport)            // export.go
+	playground := web.Playground()                                   // GraphiQL, served from the binary
 	s.mux.Handle("/playground", playground)
 	s.mux.Handle("/playground/", playground)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -514,6 +516,7 @@ func (s *Server) Resolver() *graph.Resolver { return s.resolver }
 func (s *Server) newGraphQL() *handler.Server {
 	cfg := s.cfg
 	schema := graph.NewSchema(s.resolver)
+	s.gqlSchema = schema.Schema()
 	srv := handler.New(schema)
 
 	s.ws = s.newWebsocketTransport()
