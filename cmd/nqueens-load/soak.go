@@ -21,6 +21,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/nqueens/nqueens/graph"
+	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -345,7 +346,12 @@ func soak(ctx context.Context, c soakConfig, stdout io.Writer) error {
 	var sampling sync.WaitGroup
 	sampling.Go(func() { sampler.every(ctx, stopSampler, c.sampleEvery) })
 
-	a := vegeta.NewAttacker(vegeta.Timeout(c.timeout), vegeta.KeepAlive(true), vegeta.MaxWorkers(uint64(max(64, c.rate/10))))
+	// Idle keep-alives up to the server's idle share per client: past it,
+	// the server closes the oldest once idle for a second, and a POST sent
+	// on one just as it closes fails with EOF (Go retries only idempotent
+	// requests), which is the client's doing, not the server's.
+	a := vegeta.NewAttacker(vegeta.Timeout(c.timeout), vegeta.KeepAlive(true), vegeta.MaxWorkers(uint64(max(64, c.rate/10))),
+		vegeta.Connections(server.DefaultConfig().MaxIdleConnectionsPerClient))
 	stopAttack := context.AfterFunc(ctx, func() { a.Stop() })
 	for res := range a.Attack(vegeta.NewStaticTargeter(targets...), vegeta.Rate{Freq: c.rate, Per: time.Second}, c.duration, "soak") {
 		tally.add(res)
