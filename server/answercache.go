@@ -23,7 +23,8 @@ import (
 // check the first time, which is what makes the same bytes safe to serve.
 //
 // What may be kept: a query (never a mutation) answered 200 without
-// errors (as the operation watcher saw it: the bytes may be compressed), that no resolver marked volatile (graph.CacheHint: a board still
+// errors (as the operation watcher saw it: the bytes may be compressed),
+// that no resolver marked volatile (graph.CacheHint: a board still
 // computing, counts not known yet), asked without an Authorization header
 // (an answer may depend on the token), at most maxCachedAnswer bytes.
 
@@ -31,8 +32,8 @@ import (
 // few kilobytes, and larger answers are rare enough to be built each time.
 const maxCachedAnswer = 64 << 10
 
-// answerKey names a request: its method, what it accepts and its body (POST)
-// or query string (GET).
+// answerKey names a request: its method, the media type and encodings it
+// accepts, and its body (POST) or query string (GET).
 type answerKey [sha256.Size]byte
 
 // cachedAnswer is what the client got the first time.
