@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/testgate"
 )
@@ -175,24 +174,8 @@ type docsServer struct {
 func startDocsServer(t *testing.T) *docsServer {
 	t.Helper()
 	d := &docsServer{dir: t.TempDir(), bin: filepath.Dir(realBinary(t))}
-	cmd := exec.Command(realBinary(t), "serve", "--addr", "127.0.0.1:0", "--sqlite-path", "nqueens.db")
-	cmd.Dir = d.dir
-	cmd.Env = append(os.Environ(), "DATABASE_URL=", fmt.Sprintf("NQUEENS_PRECOMPUTE=1-%d", docsPrecompute),
-		"NQUEENS_ADMIN_TOKEN="+docsAdminToken, "NQUEENS_LOG_LEVEL=warn")
-	s := &serving{stdout: &apitest.SyncBuffer{}, stderr: &apitest.SyncBuffer{}, done: make(chan struct{}), cmd: cmd}
-	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(s.done)
-		cmd.Wait()
-		s.code = cmd.ProcessState.ExitCode()
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-s.done
-	})
+	s := spawnIn(t, d.dir, []string{"DATABASE_URL=", fmt.Sprintf("NQUEENS_PRECOMPUTE=1-%d", docsPrecompute),
+		"NQUEENS_ADMIN_TOKEN=" + docsAdminToken, "NQUEENS_LOG_LEVEL=warn"}, "serve", "--addr", "127.0.0.1:0", "--sqlite-path", "nqueens.db")
 	s.waitServing(t)
 	u, err := url.Parse(s.url)
 	if err != nil {

@@ -55,7 +55,14 @@ func realBinary(t *testing.T) string {
 // still running.
 func spawn(t *testing.T, env []string, args ...string) *serving {
 	t.Helper()
+	return spawnIn(t, "", env, args...)
+}
+
+// spawnIn is spawn in the working directory dir ("": the test's).
+func spawnIn(t *testing.T, dir string, env []string, args ...string) *serving {
+	t.Helper()
 	cmd := exec.Command(realBinary(t), args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	s := &serving{stdout: &apitest.SyncBuffer{}, stderr: &apitest.SyncBuffer{}, done: make(chan struct{}), cmd: cmd}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
