@@ -8,11 +8,11 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
@@ -34,19 +34,7 @@ func (s *serving) scrape(t *testing.T) map[string]float64 {
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("/metrics: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
-	series := map[string]float64{}
-	for line := range strings.SplitSeq(string(body), "\n") {
-		i := strings.LastIndexByte(line, ' ')
-		if line == "" || line[0] == '#' || i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("/metrics line %q: %v", line, err)
-		}
-		series[line[:i]] = v
-	}
-	return series
+	return apitest.ParseMetrics(t, body)
 }
 
 // postWithID posts a GraphQL request with an X-Request-Id and returns the

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -207,4 +208,23 @@ func (b *Bundle) Query(t testing.TB, query string, vars map[string]any, out any)
 			t.Fatalf("decoding %s: %v", r.Data, err)
 		}
 	}
+}
+
+// ParseMetrics reads Prometheus' text format (a /metrics answer) into its
+// series, by name and labels as written: `name{label="v"}` → value.
+func ParseMetrics(t testing.TB, body []byte) map[string]float64 {
+	t.Helper()
+	series := map[string]float64{}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		if line == "" || line[0] == '#' || i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("/metrics line %q: %v", line, err)
+		}
+		series[line[:i]] = v
+	}
+	return series
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,19 +25,7 @@ func scrapeURL(t *testing.T, base string) map[string]float64 {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	series := map[string]float64{}
-	for line := range strings.SplitSeq(string(body), "\n") {
-		i := strings.LastIndexByte(line, ' ')
-		if line == "" || line[0] == '#' || i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("/metrics line %q: %v", line, err)
-		}
-		series[line[:i]] = v
-	}
-	return series
+	return apitest.ParseMetrics(t, body)
 }
 
 // TestSheddingMetrics reads the memory pool of a real server through its
