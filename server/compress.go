@@ -74,9 +74,10 @@ func (c *compression) handler(client string, r *http.Request, h http.Handler) (_
 }
 
 // acceptsCompression reports whether an Accept-Encoding names gzip or zstd
-// (gzhttp weighs the q-values; this only spares a compressor otherwise).
+// (gzhttp weighs the q-values and ignores "*"; this only spares a
+// compressor otherwise).
 func acceptsCompression(header string) bool {
-	return strings.Contains(header, "gzip") || strings.Contains(header, "zstd") || strings.Contains(header, "*")
+	return strings.Contains(header, "gzip") || strings.Contains(header, "zstd")
 }
 
 // etagSuffixes are what gzhttp appends to an ETag of a compressed answer.

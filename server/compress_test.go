@@ -226,6 +226,52 @@ func TestCompressorsShared(t *testing.T) {
 	}
 }
 
+// TestCompressorsTakenByMany: clients that hold every compressor between
+// them (each within its share) leave another client's answers
+// uncompressed but answered, never refused; once they let go, its answers
+// are compressed again.
+func TestCompressorsTakenByMany(t *testing.T) {
+	t.Parallel()
+	b := setupAnswers(t, func(c *server.Config) { c.Compressors, c.CompressorsPerClient = 2, 1 })
+	var held []*http.Response
+	for _, ip := range []string{"127.0.0.41", "127.0.0.42"} {
+		req, _ := http.NewRequest(http.MethodGet, b.Base+"/export/14.csv", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := from(t, b, ip).HTTP.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%s's export: Content-Encoding %q", ip, resp.Header.Get("Content-Encoding"))
+		}
+		held = append(held, resp)
+	}
+	eventually.True(t, 10*time.Second, func() string {
+		if got := heldOf(b.Server.Pools(), "compressors"); got != 2 {
+			return fmt.Sprintf("%d compressors held; want both", got)
+		}
+		return ""
+	})
+	honest := from(t, b, "127.0.0.43").HTTP
+	r, _, decoded := fetchWith(t, honest, http.MethodPost, b.URL, bigPage, "gzip, zstd")
+	if r.StatusCode != 200 || r.Header.Get("Content-Encoding") != "" || !bytes.Contains(decoded, []byte(`"edges":[{`)) {
+		t.Errorf("every compressor held by others: %d %q; want 200, uncompressed", r.StatusCode, r.Header.Get("Content-Encoding"))
+	}
+	for _, resp := range held {
+		resp.Body.Close()
+	}
+	eventually.True(t, 10*time.Second, func() string {
+		if got := heldOf(b.Server.Pools(), "compressors"); got != 0 {
+			return fmt.Sprintf("%d compressors still held after the exports ended", got)
+		}
+		return ""
+	})
+	if r, _, _ := fetchWith(t, honest, http.MethodPost, b.URL, bigPage, "gzip, zstd"); r.Header.Get("Content-Encoding") != "zstd" {
+		t.Errorf("the compressors free again: Content-Encoding %q; want zstd", r.Header.Get("Content-Encoding"))
+	}
+}
+
 // TestCompressionWithCurl: curl, the client users try compression with,
 // asks for each encoding and gets the plain export back.
 func TestCompressionWithCurl(t *testing.T) {
