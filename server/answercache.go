@@ -53,6 +53,7 @@ var keptHeaders = []string{"Content-Type", "Content-Encoding", "Vary", "ETag", "
 // answerCache is a byte-bounded LRU of answers; nil when turned off.
 type answerCache struct {
 	c            *bytecache.Cache[answerKey, *cachedAnswer]
+	share        int64 // the bytes one client's answers may take in it
 	hits, misses atomic.Int64
 }
 
@@ -60,7 +61,9 @@ func newAnswerCache(budget int64) *answerCache {
 	if budget <= 0 {
 		return nil
 	}
-	return &answerCache{c: bytecache.New(budget, func(_ answerKey, a *cachedAnswer) int64 {
+	// One client's answers take at most an eighth of it: past that, its
+	// answers are built each time, and nobody else's are pushed out.
+	return &answerCache{share: budget / 8, c: bytecache.New(budget, func(_ answerKey, a *cachedAnswer) int64 {
 		return int64(len(a.body)+len(a.operation)) + 400
 	})}
 }
@@ -145,7 +148,7 @@ func (s *Server) observeCached(a *cachedAnswer, start time.Time) {
 }
 
 // keepAnswer keeps an answer gqlgen gave, when it may be kept.
-func (s *Server) keepAnswer(r *http.Request, key answerKey, status int, header http.Header, body []byte, hint *graph.CacheHint) {
+func (s *Server) keepAnswer(r *http.Request, client string, key answerKey, status int, header http.Header, body []byte, hint *graph.CacheHint) {
 	ri, _ := r.Context().Value(requestInfoKey{}).(*requestInfo)
 	if status != http.StatusOK || hint.Volatile() || len(body) > maxCachedAnswer || ri == nil || !ri.cleanQuery.Load() {
 		return
@@ -162,7 +165,7 @@ func (s *Server) keepAnswer(r *http.Request, key answerKey, status int, header h
 	if adm, ok := r.Context().Value(turnKey{}).(*admission); ok {
 		a.priced = adm.grown.Load()
 	}
-	s.answerCache.c.Add(key, a)
+	s.answerCache.c.AddShared(client, s.answerCache.share, key, a)
 }
 
 // teeWriter copies what a handler writes to the client into buf, up to

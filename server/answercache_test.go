@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -123,6 +124,30 @@ func TestAnswerCacheKeepsTheRateLimit(t *testing.T) {
 	}
 	if want := []int{200, 200, 200, 429, 429}; !slices.Equal(codes, want) {
 		t.Errorf("statuses %v; want %v (the burst, then refused though cached)", codes, want)
+	}
+}
+
+// TestAnswerCacheSharedByClients: a client asking for ever new answers
+// keeps at most its share of the cache, and cannot push out another
+// client's answers.
+func TestAnswerCacheSharedByClients(t *testing.T) {
+	t.Parallel()
+	// 16 KiB: a share of 2 KiB, about three pages of N=8 (each ~400 bytes
+	// of answer and 400 of bookkeeping).
+	b := setupAnswers(t, func(c *server.Config) { c.AnswerCacheBytes = 16 << 10 })
+	honest := from(t, b, "127.0.0.51")
+	honest.Post(t, apitest.Request{Query: page8})
+	attacker := from(t, b, "127.0.0.52")
+	for first := 1; first <= 80; first++ {
+		q := fmt.Sprintf(`{ solutions(n: 8, first: %d) { totalCount } count(n: 8) { total } }`, first)
+		if r := attacker.Post(t, apitest.Request{Query: q}); r.Status != 200 {
+			t.Fatalf("attacker's request %d: %d %s", first, r.Status, r.Raw)
+		}
+	}
+	before := stats(b)
+	honest.Post(t, apitest.Request{Query: page8})
+	if got := stats(b); got[0] != before[0]+1 {
+		t.Errorf("the honest client's page after 80 answers of another: hits, misses %v → %v; want a hit", before, got)
 	}
 }
 

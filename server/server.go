@@ -691,7 +691,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	defer putBuffer(tee.buf)
 	h.ServeHTTP(tee, r)
 	if !tee.over {
-		s.keepAnswer(r, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
+		s.keepAnswer(r, client, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
 	}
 }
 

@@ -21,17 +21,21 @@ type Cache[K comparable, V any] struct {
 	used  int64
 	order *list.List // of *entry[K, V], most recently used first
 	index map[K]*list.Element
+	// owners are the bytes each owner's entries take (AddShared); the
+	// entries of Add have none.
+	owners map[string]int64
 }
 
 type entry[K comparable, V any] struct {
-	key  K
-	v    V
-	cost int64
+	key   K
+	v     V
+	cost  int64
+	owner string
 }
 
 // New returns a cache of budget bytes whose entries cost what cost says.
 func New[K comparable, V any](budget int64, cost func(K, V) int64) *Cache[K, V] {
-	return &Cache[K, V]{budget: budget, cost: cost, order: list.New(), index: map[K]*list.Element{}}
+	return &Cache[K, V]{budget: budget, cost: cost, order: list.New(), index: map[K]*list.Element{}, owners: map[string]int64{}}
 }
 
 // Get returns the value kept for key, if any.
@@ -48,27 +52,50 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 
 // Add keeps v for key, forgetting the least recently used entries as the
 // budget needs.
-func (c *Cache[K, V]) Add(key K, v V) {
+func (c *Cache[K, V]) Add(key K, v V) { c.add("", -1, key, v) }
+
+// AddShared is Add on behalf of owner (a client), who may have at most
+// share bytes of entries kept at once: past it the entry is not kept
+// (false), so that one owner's entries cannot push out everybody else's;
+// they leave as any other does, and make room for the owner's next.
+func (c *Cache[K, V]) AddShared(owner string, share int64, key K, v V) bool {
+	return c.add(owner, share, key, v)
+}
+
+// add keeps v for key, owned by owner within share (-1: no share).
+func (c *Cache[K, V]) add(owner string, share int64, key K, v V) bool {
 	cost := c.cost(key, v)
 	if cost > c.budget/8 {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.index[key]; ok {
 		c.remove(el)
 	}
-	c.index[key] = c.order.PushFront(&entry[K, V]{key: key, v: v, cost: cost})
+	if share >= 0 && c.owners[owner]+cost > share {
+		return false
+	}
+	c.index[key] = c.order.PushFront(&entry[K, V]{key: key, v: v, cost: cost, owner: owner})
 	c.used += cost
+	if owner != "" {
+		c.owners[owner] += cost
+	}
 	for c.used > c.budget {
 		c.remove(c.order.Back())
 	}
+	return true
 }
 
 func (c *Cache[K, V]) remove(el *list.Element) {
 	e := c.order.Remove(el).(*entry[K, V])
 	delete(c.index, e.key)
 	c.used -= e.cost
+	if e.owner != "" {
+		if c.owners[e.owner] -= e.cost; c.owners[e.owner] <= 0 {
+			delete(c.owners, e.owner)
+		}
+	}
 }
 
 // Used returns the bytes the entries take, by their costs.

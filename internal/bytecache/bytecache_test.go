@@ -62,3 +62,34 @@ func TestLargeEntry(t *testing.T) {
 		t.Errorf("%d bytes used after replacing an entry of 100 by one of 50", c.Used())
 	}
 }
+
+// TestOwnerShare: an owner past its share keeps nothing more, so that its
+// entries cannot push out another owner's; once its entries leave, it
+// keeps again.
+func TestOwnerShare(t *testing.T) {
+	t.Parallel()
+	c := bytecache.New(1000, size)
+	if !c.AddShared("honest", 200, "h", make([]byte, 100)) {
+		t.Fatal("the honest owner's first entry was not kept")
+	}
+	kept := 0
+	for i := range 50 {
+		if c.AddShared("attacker", 200, fmt.Sprint(i), make([]byte, 100)) {
+			kept++
+		}
+	}
+	if kept != 2 {
+		t.Errorf("the attacker kept %d entries of 100 bytes within a share of 200; want 2", kept)
+	}
+	if _, ok := c.Get("h"); !ok {
+		t.Error("the attacker's entries pushed out the honest owner's")
+	}
+	// Entries without an owner push out the attacker's (as anyone's), and
+	// then it may keep again.
+	for i := range 12 {
+		c.Add(fmt.Sprint("x", i), make([]byte, 100))
+	}
+	if !c.AddShared("attacker", 200, "again", make([]byte, 100)) {
+		t.Error("the attacker's entries gone, it may not keep a new one")
+	}
+}
