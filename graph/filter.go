@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/nqueens/nqueens/internal/apierror"
+	"github.com/nqueens/nqueens/internal/solverpool"
 	"github.com/nqueens/nqueens/solver"
 )
 
@@ -65,7 +66,7 @@ func (r *Resolver) filteredCounts(ctx context.Context, n int, f solver.Filter) (
 	}
 	c := v.(solver.Counts)
 	if r.filterCounts != nil {
-		r.filterCounts.Add(key, c)
+		r.filterCounts.AddFor(solverpool.ClientOf(ctx), key, c)
 	}
 	return c, nil
 }

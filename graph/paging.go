@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nqueens/nqueens/internal/solverpool"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -205,7 +206,7 @@ func (r *Resolver) page(ctx context.Context, src Listing, tag Source, req store.
 	}
 	p := v.([]solver.Placement)
 	if r.pages != nil {
-		r.pages.Add(key, p)
+		r.pages.AddFor(solverpool.ClientOf(ctx), key, p) // an eighth of the cache per client
 	}
 	return p, nil
 }

@@ -33,7 +33,7 @@ func (r *Resolver) rankOf(ctx context.Context, src Listing, n int, unique bool, 
 	}
 	rank := v.(uint64)
 	if r.ranks != nil {
-		r.ranks.Add(key, rank)
+		r.ranks.AddFor(solverpool.ClientOf(ctx), key, rank)
 	}
 	return rank, nil
 }

@@ -53,7 +53,6 @@ var keptHeaders = []string{"Content-Type", "Content-Encoding", "Vary", "ETag", "
 // answerCache is a byte-bounded LRU of answers; nil when turned off.
 type answerCache struct {
 	c            *bytecache.Cache[answerKey, *cachedAnswer]
-	share        int64 // the bytes one client's answers may take in it
 	hits, misses atomic.Int64
 }
 
@@ -61,9 +60,7 @@ func newAnswerCache(budget int64) *answerCache {
 	if budget <= 0 {
 		return nil
 	}
-	// One client's answers take at most an eighth of it: past that, its
-	// answers are built each time, and nobody else's are pushed out.
-	return &answerCache{share: budget / 8, c: bytecache.New(budget, func(_ answerKey, a *cachedAnswer) int64 {
+	return &answerCache{c: bytecache.New(budget, func(_ answerKey, a *cachedAnswer) int64 {
 		return int64(len(a.body)+len(a.operation)) + 400
 	})}
 }
@@ -165,7 +162,9 @@ func (s *Server) keepAnswer(r *http.Request, client string, key answerKey, statu
 	if adm, ok := r.Context().Value(turnKey{}).(*admission); ok {
 		a.priced = adm.grown.Load()
 	}
-	s.answerCache.c.AddShared(client, s.answerCache.share, key, a)
+	// One client's answers take at most an eighth of the cache: past
+	// that, its answers are built each time, and nobody's are pushed out.
+	s.answerCache.c.AddFor(client, key, a)
 }
 
 // teeWriter copies what a handler writes to the client into buf, up to

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/apitest"
@@ -148,6 +149,51 @@ func TestAnswerCacheSharedByClients(t *testing.T) {
 	honest.Post(t, apitest.Request{Query: page8})
 	if got := stats(b); got[0] != before[0]+1 {
 		t.Errorf("the honest client's page after 80 answers of another: hits, misses %v → %v; want a hit", before, got)
+	}
+}
+
+// TestPageCacheSharedByClients: the page cache is shared the same way: a
+// client paging through ever new pages cannot push out another's page.
+func TestPageCacheSharedByClients(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	hits := 0
+	// 16 KiB of pages: an eighth is about five pages of three solutions.
+	b := setupAnswers(t, func(c *server.Config) {
+		c.AnswerCacheBytes = 0
+		c.Graph.PageCacheBytes = 16 << 10
+		c.Graph.OnCacheLookup = func(cache string, hit bool) {
+			if cache == "page" && hit {
+				mu.Lock()
+				hits++
+				mu.Unlock()
+			}
+		}
+	})
+	hitsNow := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return hits
+	}
+	honest := from(t, b, "127.0.0.53")
+	honest.Post(t, apitest.Request{Query: page8})
+	attacker := from(t, b, "127.0.0.54")
+	// 60 pages of three, each after another solution: 60 windows, about
+	// twice the cache.
+	var cursors struct {
+		Solutions struct{ Edges []struct{ Cursor string } }
+	}
+	attacker.Query(t, `{ solutions(n: 8, last: 60) { edges { cursor } } }`, nil, &cursors)
+	for i, e := range cursors.Solutions.Edges {
+		r := attacker.Post(t, apitest.Request{Query: `query($c: String) { solutions(n: 8, first: 3, after: $c) { edges { cursor } } }`, Variables: map[string]any{"c": e.Cursor}})
+		if r.Status != 200 || r.Code() != "" {
+			t.Fatalf("attacker's page %d: %d %s", i, r.Status, r.Raw)
+		}
+	}
+	before := hitsNow()
+	honest.Post(t, apitest.Request{Query: page8})
+	if got := hitsNow(); got != before+1 {
+		t.Errorf("the honest client's page after 60 pages of another: %d page cache hits → %d; want one more", before, got)
 	}
 }
 

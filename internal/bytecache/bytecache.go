@@ -21,7 +21,7 @@ type Cache[K comparable, V any] struct {
 	used  int64
 	order *list.List // of *entry[K, V], most recently used first
 	index map[K]*list.Element
-	// owners are the bytes each owner's entries take (AddShared); the
+	// owners are the bytes each owner's entries take (AddFor); the
 	// entries of Add have none.
 	owners map[string]int64
 }
@@ -54,12 +54,13 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 // budget needs.
 func (c *Cache[K, V]) Add(key K, v V) { c.add("", -1, key, v) }
 
-// AddShared is Add on behalf of owner (a client), who may have at most
-// share bytes of entries kept at once: past it the entry is not kept
+// AddFor is Add on behalf of owner (a client), whose entries may take at
+// most an eighth of the budget at once: past it the entry is not kept
 // (false), so that one owner's entries cannot push out everybody else's;
-// they leave as any other does, and make room for the owner's next.
-func (c *Cache[K, V]) AddShared(owner string, share int64, key K, v V) bool {
-	return c.add(owner, share, key, v)
+// they leave as any other does, and make room for the owner's next. An
+// empty owner is no one's: as Add.
+func (c *Cache[K, V]) AddFor(owner string, key K, v V) bool {
+	return c.add(owner, c.budget/8, key, v)
 }
 
 // add keeps v for key, owned by owner within share (-1: no share).

@@ -68,13 +68,13 @@ func TestLargeEntry(t *testing.T) {
 // keeps again.
 func TestOwnerShare(t *testing.T) {
 	t.Parallel()
-	c := bytecache.New(1000, size)
-	if !c.AddShared("honest", 200, "h", make([]byte, 100)) {
+	c := bytecache.New(1600, size) // an eighth: 200 bytes an owner
+	if !c.AddFor("honest", "h", make([]byte, 100)) {
 		t.Fatal("the honest owner's first entry was not kept")
 	}
 	kept := 0
 	for i := range 50 {
-		if c.AddShared("attacker", 200, fmt.Sprint(i), make([]byte, 100)) {
+		if c.AddFor("attacker", fmt.Sprint(i), make([]byte, 100)) {
 			kept++
 		}
 	}
@@ -86,10 +86,10 @@ func TestOwnerShare(t *testing.T) {
 	}
 	// Entries without an owner push out the attacker's (as anyone's), and
 	// then it may keep again.
-	for i := range 12 {
+	for i := range 16 {
 		c.Add(fmt.Sprint("x", i), make([]byte, 100))
 	}
-	if !c.AddShared("attacker", 200, "again", make([]byte, 100)) {
+	if !c.AddFor("attacker", "again", make([]byte, 100)) {
 		t.Error("the attacker's entries gone, it may not keep a new one")
 	}
 }

@@ -148,6 +148,15 @@ func (p *Pool) WithOperation(ctx context.Context, client string) context.Context
 	return context.WithValue(ctx, operationKey{}, newOperation(client, p.budget))
 }
 
+// ClientOf is the client of ctx's operation (WithOperation), "" outside
+// one: the caches of the API share their room by it.
+func ClientOf(ctx context.Context) string {
+	if op, ok := ctx.Value(operationKey{}).(*operation); ok {
+		return op.client
+	}
+	return ""
+}
+
 // Once computes fn once per key in ctx's operation: identical fields of
 // one request (aliases asking the same page, say) share one search.
 func (p *Pool) Once(ctx context.Context, key any, fn func() (any, error)) (any, error) {
