@@ -300,6 +300,7 @@ func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
 	// Named always: left out, Go's transport would ask for gzip and
 	// undo it on its own, unmeasured.
 	header.Set("Accept-Encoding", "identity")
+	markResendable(header)
 	if c.encoding != "" {
 		header.Set("Accept-Encoding", c.encoding)
 	}
@@ -317,6 +318,14 @@ func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
 	}
 	return out, nil
 }
+
+// markResendable marks a query's request as safe to send again. The server
+// closes keep-alive connections a client leaves idle past its share; one
+// closed just as a request went out on it fails with EOF, and Go's client
+// sends a POST again only when told it is idempotent, by an
+// Idempotency-Key entry, which with no value is not sent (net/http's
+// Transport). Browsers resend such requests on their own.
+func markResendable(h http.Header) { h["Idempotency-Key"] = nil }
 
 // result sums up one attack.
 type result struct {

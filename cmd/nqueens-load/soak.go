@@ -113,6 +113,7 @@ func soakTarget(endpoint, kind, query string, vars map[string]any) (vegeta.Targe
 		return vegeta.Target{}, err
 	}
 	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/graphql-response+json"}}
+	markResendable(header)
 	return vegeta.Target{Method: http.MethodPost, URL: endpoint + "#" + kind, Body: body, Header: header}, nil
 }
 

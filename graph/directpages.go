@@ -1,0 +1,332 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync/atomic"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// DirectPages answers the most common query, a page of solutions, without
+// gqlgen's executor: the same resolvers run, and their results are written
+// as JSON directly. gqlgen marshals every item of a list of objects in a
+// goroutine of its own, with a field context for each item and each of its
+// fields; for a page of 20 solutions that was a third of a request's CPU
+// (docs/PERFORMANCE.md, "A page against the floor").
+//
+// Only operations of one shape are answered here: a query whose one root
+// field is solutions or uniqueSolutions without `where`, selecting
+// totalCount, source, edges { cursor node { … } } and pageInfo { … },
+// where node selects only fields without arguments that need no lookup of
+// their own beyond the page's (placement, compact, n, id, isCanonical,
+// orbitSize, rank, uniqueRank), and nowhere a fragment, a directive or
+// two fields under one name. Anything else, and any answer with an error,
+// goes to gqlgen (next): the document has been parsed, validated and priced
+// before either runs, so every limit holds the same way for both.
+// Answered counts the operations answered here (for tests and metrics).
+type DirectPages struct {
+	Resolver *Resolver
+	Answered atomic.Int64
+}
+
+var (
+	_ graphql.HandlerExtension    = (*DirectPages)(nil)
+	_ graphql.ResponseInterceptor = (*DirectPages)(nil)
+)
+
+// ExtensionName implements graphql.HandlerExtension.
+func (*DirectPages) ExtensionName() string { return "DirectPages" }
+
+// Validate implements graphql.HandlerExtension.
+func (*DirectPages) Validate(graphql.ExecutableSchema) error { return nil }
+
+// InterceptResponse implements graphql.ResponseInterceptor.
+func (d *DirectPages) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) || len(graphql.GetErrors(ctx)) > 0 {
+		// An operation refused before it ran (it does not parse,
+		// validate or fit its price): its errors are the answer.
+		return next(ctx)
+	}
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation == nil {
+		return next(ctx)
+	}
+	root, ok := pageShape(oc.Operation)
+	if !ok {
+		return next(ctx)
+	}
+	if data, ok := d.tryAnswer(ctx, root, oc.Variables); ok {
+		d.Answered.Add(1)
+		return &graphql.Response{Data: data}
+	}
+	return next(ctx)
+}
+
+// tryAnswer is answer with a panic turned into "not answered": gqlgen
+// runs the operation again and reports the panic as it reports any
+// resolver's.
+func (d *DirectPages) tryAnswer(ctx context.Context, root *ast.Field, vars map[string]any) (data json.RawMessage, ok bool) {
+	defer func() {
+		if recover() != nil {
+			data, ok = nil, false
+		}
+	}()
+	return d.answer(ctx, root, vars)
+}
+
+// The fields a direct answer can write, by the type that has them.
+var (
+	directConnectionFields = fieldSet("totalCount", "source", "edges", "pageInfo", "__typename")
+	directEdgeFields       = fieldSet("cursor", "node", "__typename")
+	directNodeFields       = fieldSet("placement", "compact", "n", "id", "isCanonical", "orbitSize", "rank", "uniqueRank", "__typename")
+	directPageInfoFields   = fieldSet("hasNextPage", "hasPreviousPage", "startCursor", "endCursor", "__typename")
+	directRootArguments    = fieldSet("n", "first", "after", "last", "before")
+)
+
+func fieldSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// pageShape returns the root field of op when op has the shape
+// DirectPages answers.
+func pageShape(op *ast.OperationDefinition) (*ast.Field, bool) {
+	if op.Operation != ast.Query || len(op.Directives) > 0 || len(op.SelectionSet) != 1 {
+		return nil, false
+	}
+	root, ok := op.SelectionSet[0].(*ast.Field)
+	if !ok || (root.Name != "solutions" && root.Name != "uniqueSolutions") || len(root.Directives) > 0 {
+		return nil, false
+	}
+	for _, a := range root.Arguments {
+		if !directRootArguments[a.Name] {
+			return nil, false
+		}
+	}
+	return root, plainFields(root.SelectionSet, directConnectionFields, func(f *ast.Field) bool {
+		switch f.Name {
+		case "edges":
+			return plainFields(f.SelectionSet, directEdgeFields, func(f *ast.Field) bool {
+				return f.Name != "node" || plainFields(f.SelectionSet, directNodeFields, nil)
+			})
+		case "pageInfo":
+			return plainFields(f.SelectionSet, directPageInfoFields, nil)
+		}
+		return true
+	})
+}
+
+// plainFields reports whether set holds only fields named in allowed,
+// without arguments, directives or repeated response names, each
+// accepted by inner (nil: all).
+func plainFields(set ast.SelectionSet, allowed map[string]bool, inner func(*ast.Field) bool) bool {
+	seen := make(map[string]bool, len(set))
+	for _, s := range set {
+		f, ok := s.(*ast.Field)
+		if !ok || !allowed[f.Name] || len(f.Arguments) > 0 || len(f.Directives) > 0 || seen[f.Alias] {
+			return false
+		}
+		seen[f.Alias] = true
+		if inner != nil && !inner(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// answer runs the page's resolvers and writes the operation's data, as
+// gqlgen would write it; false when anything would make an error.
+func (d *DirectPages) answer(ctx context.Context, root *ast.Field, vars map[string]any) (json.RawMessage, bool) {
+	args := root.ArgumentMap(vars)
+	n, err := UnmarshalInt(args["n"])
+	if err != nil {
+		return nil, false
+	}
+	first, ok1 := optionalInt(args["first"])
+	last, ok2 := optionalInt(args["last"])
+	after, ok3 := optionalString(args["after"])
+	before, ok4 := optionalString(args["before"])
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, false
+	}
+	conn, err := d.Resolver.connection(ctx, n, root.Name == "uniqueSolutions", nil, first, after, last, before, nil)
+	if err != nil || conn == nil {
+		return nil, false
+	}
+	w := &directWriter{ctx: ctx, r: d.Resolver}
+	w.buf.WriteByte('{')
+	w.key(root.Alias)
+	w.connection(root.SelectionSet, conn)
+	w.buf.WriteByte('}')
+	if w.failed {
+		return nil, false
+	}
+	return w.buf.Bytes(), true
+}
+
+// optionalInt reads a nullable Int argument as gqlgen's unmarshalOInt does.
+func optionalInt(v any) (*int, bool) {
+	if v == nil {
+		return nil, true
+	}
+	i, err := UnmarshalInt(v)
+	return &i, err == nil
+}
+
+// optionalString reads a nullable String argument.
+func optionalString(v any) (*string, bool) {
+	if v == nil {
+		return nil, true
+	}
+	s, err := graphql.UnmarshalString(v)
+	return &s, err == nil
+}
+
+// directWriter writes JSON as gqlgen's marshallers do, byte for byte;
+// failed is set by a resolver's error, and the answer is dropped.
+type directWriter struct {
+	ctx    context.Context
+	r      *Resolver
+	buf    bytes.Buffer
+	failed bool
+}
+
+// key writes a field's response name and the colon, after a comma unless
+// the object has just opened.
+func (w *directWriter) key(name string) {
+	if b := w.buf.Bytes(); len(b) > 0 && b[len(b)-1] != '{' {
+		w.buf.WriteByte(',')
+	}
+	graphql.MarshalString(name).MarshalGQL(&w.buf)
+	w.buf.WriteByte(':')
+}
+
+func (w *directWriter) connection(set ast.SelectionSet, c *SolutionConnection) {
+	w.buf.WriteByte('{')
+	for _, s := range set {
+		f := s.(*ast.Field)
+		w.key(f.Alias)
+		switch f.Name {
+		case "totalCount":
+			t, err := w.r.SolutionConnection().TotalCount(w.ctx, c)
+			w.bigInt(t, err)
+		case "source":
+			c.Source.MarshalGQL(&w.buf)
+		case "edges":
+			w.buf.WriteByte('[')
+			for i, e := range c.Edges {
+				if i > 0 {
+					w.buf.WriteByte(',')
+				}
+				w.edge(f.SelectionSet, e)
+			}
+			w.buf.WriteByte(']')
+		case "pageInfo":
+			w.pageInfo(f.SelectionSet, c.PageInfo)
+		case "__typename":
+			graphql.MarshalString("SolutionConnection").MarshalGQL(&w.buf)
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *directWriter) edge(set ast.SelectionSet, e *SolutionEdge) {
+	w.buf.WriteByte('{')
+	for _, s := range set {
+		f := s.(*ast.Field)
+		w.key(f.Alias)
+		switch f.Name {
+		case "cursor":
+			graphql.MarshalString(e.Cursor).MarshalGQL(&w.buf)
+		case "node":
+			w.node(f.SelectionSet, e.Node)
+		case "__typename":
+			graphql.MarshalString("SolutionEdge").MarshalGQL(&w.buf)
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *directWriter) node(set ast.SelectionSet, s *Solution) {
+	w.buf.WriteByte('{')
+	for _, sel := range set {
+		f := sel.(*ast.Field)
+		w.key(f.Alias)
+		switch f.Name {
+		case "placement":
+			w.buf.WriteByte('[')
+			for i, c := range s.Placement() {
+				if i > 0 {
+					w.buf.WriteByte(',')
+				}
+				MarshalInt(c).MarshalGQL(&w.buf)
+			}
+			w.buf.WriteByte(']')
+		case "compact":
+			graphql.MarshalString(s.Compact()).MarshalGQL(&w.buf)
+		case "n":
+			MarshalInt(s.N).MarshalGQL(&w.buf)
+		case "id":
+			graphql.MarshalID(s.ID()).MarshalGQL(&w.buf)
+		case "isCanonical":
+			graphql.MarshalBoolean(s.IsCanonical()).MarshalGQL(&w.buf)
+		case "orbitSize":
+			MarshalInt(s.OrbitSize()).MarshalGQL(&w.buf)
+		case "rank":
+			w.bigInt(w.r.Solution().Rank(w.ctx, s))
+		case "uniqueRank":
+			w.bigInt(w.r.Solution().UniqueRank(w.ctx, s))
+		case "__typename":
+			graphql.MarshalString("Solution").MarshalGQL(&w.buf)
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *directWriter) pageInfo(set ast.SelectionSet, p *PageInfo) {
+	w.buf.WriteByte('{')
+	for _, s := range set {
+		f := s.(*ast.Field)
+		w.key(f.Alias)
+		switch f.Name {
+		case "hasNextPage":
+			graphql.MarshalBoolean(p.HasNextPage).MarshalGQL(&w.buf)
+		case "hasPreviousPage":
+			graphql.MarshalBoolean(p.HasPreviousPage).MarshalGQL(&w.buf)
+		case "startCursor":
+			w.optionalString(p.StartCursor)
+		case "endCursor":
+			w.optionalString(p.EndCursor)
+		case "__typename":
+			graphql.MarshalString("PageInfo").MarshalGQL(&w.buf)
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *directWriter) optionalString(s *string) {
+	if s == nil {
+		w.buf.WriteString("null")
+		return
+	}
+	graphql.MarshalString(*s).MarshalGQL(&w.buf)
+}
+
+// bigInt writes a nullable BigInt; an error fails the answer (gqlgen
+// writes null and reports the error).
+func (w *directWriter) bigInt(b *BigInt, err error) {
+	switch {
+	case err != nil:
+		w.failed = true
+	case b == nil:
+		w.buf.WriteString("null")
+	default:
+		b.MarshalGQL(&w.buf)
+	}
+}
