@@ -1,0 +1,296 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/nqueens/nqueens/internal/eventually"
+	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
+	"github.com/nqueens/nqueens/store/postgres/pgtest"
+	"github.com/nqueens/nqueens/store/storetest"
+)
+
+// replicaSetup is a primary cluster, a real streaming replica of it
+// (pg_basebackup), the store on the primary and the replicated reader
+// over both.
+type replicaSetup struct {
+	primary, replica *pgtest.Cluster
+	store            *postgres.Store
+	reads            *postgres.Replicated
+}
+
+func newReplicaSetup(t *testing.T) *replicaSetup {
+	t.Helper()
+	primary := pgtest.NewCluster(t)
+	primary.Start()
+	replica := primary.NewReplica()
+	replica.Start()
+	st := pgtest.Open(t, primary.URL)
+	cfg := postgres.DefaultConfig()
+	cfg.URL = replica.URL
+	r, err := postgres.OpenReplicated(t.Context(), st, postgres.ReplicasConfig{Replicas: []postgres.Config{cfg}, Recheck: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return &replicaSetup{primary: primary, replica: replica, store: st, reads: r}
+}
+
+// plan plans board n at depth 1 and returns its chunks.
+func (s *replicaSetup) plan(t *testing.T, n int) []solver.Chunk {
+	t.Helper()
+	if _, _, err := s.store.PlanBoard(t.Context(), store.BoardPlan{N: n, ChunkDepth: 1, StoresSolutions: true, SolverVersion: storetest.SolverVersion}, nil); err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := solver.Chunks(n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chunks
+}
+
+func (s *replicaSetup) write(t *testing.T, chunks ...solver.Chunk) {
+	t.Helper()
+	for _, c := range chunks {
+		if _, err := s.store.WriteChunk(t.Context(), store.ChunkWrite{Chunk: c, Solutions: c.Solutions()}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// compute plans, writes and finishes board n on the primary.
+func (s *replicaSetup) compute(t *testing.T, n int) {
+	t.Helper()
+	s.write(t, s.plan(t, n)...)
+	if _, err := s.store.FinishBoard(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// onReplica runs a query on the replica itself (its own connection, not
+// the reader's), as an operator would in psql.
+func (s *replicaSetup) onReplica(t *testing.T, sql string, dest ...any) error {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), s.replica.URL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(t.Context()))
+	if len(dest) == 0 {
+		_, err = conn.Exec(t.Context(), sql)
+		return err
+	}
+	return conn.QueryRow(t.Context(), sql).Scan(dest...)
+}
+
+// waitReplicaState waits until the replica shows board n in state.
+func (s *replicaSetup) waitReplicaState(t *testing.T, n int, state store.BoardState) {
+	t.Helper()
+	eventually.True(t, time.Minute, func() string {
+		var got string
+		if err := s.onReplica(t, fmt.Sprintf(`SELECT state FROM boards WHERE n = %d`, n), &got); err != nil {
+			return fmt.Sprintf("the replica does not show N=%d: %v", n, err)
+		}
+		if got != string(state) {
+			return fmt.Sprintf("the replica shows N=%d %s, not %s yet", n, got, state)
+		}
+		return ""
+	})
+}
+
+// replicaReads is how many reads the replica answered.
+func (s *replicaSetup) replicaReads() int64 { return s.reads.Replicas()[0].Reads }
+
+// waitUp waits until the reader has the replica up.
+func (s *replicaSetup) waitUp(t *testing.T, up bool) {
+	t.Helper()
+	eventually.True(t, time.Minute, func() string {
+		if st := s.reads.Replicas()[0]; st.Up != up {
+			return fmt.Sprintf("the replica's status is %+v, want up %v", st, up)
+		}
+		return ""
+	})
+}
+
+// allPages reads every page of n (7 a page, the last one short) through r.
+func allPages(t *testing.T, r store.Reader, n int, unique bool) []solver.Placement {
+	t.Helper()
+	var out []solver.Placement
+	var cursor solver.Placement
+	for {
+		page, err := r.Page(t.Context(), store.PageRequest{N: n, Unique: unique, Cursor: cursor, Limit: 7})
+		if err != nil {
+			t.Fatalf("N=%d unique %v after %v: %v", n, unique, cursor, err)
+		}
+		for _, s := range page {
+			out = append(out, s.Placement)
+		}
+		if len(page) < 7 {
+			return out
+		}
+		cursor = page[len(page)-1].Placement
+	}
+}
+
+// checkReads checks that the pages, counts and ranks of board n read
+// through r are the solver's, and the primary's.
+func checkReads(t *testing.T, r store.Reader, primary store.Reader, n int) {
+	t.Helper()
+	ctx := t.Context()
+	for _, unique := range []bool{false, true} {
+		all := solver.All(n)
+		if unique {
+			all = solver.AllUnique(n)
+		}
+		var want []solver.Placement
+		for p := range all {
+			want = append(want, slices.Clone(p)) // the solver reuses p
+		}
+		got := allPages(t, r, n, unique)
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("N=%d unique %v: %d solutions read, the solver has %d", n, unique, len(got), len(want))
+		}
+		for i, p := range want {
+			rank := uint64(i + 1)
+			at, err := r.SolutionAt(ctx, n, rank, unique)
+			if err != nil || !slices.Equal(at.Placement, p) {
+				t.Fatalf("N=%d unique %v: solution #%d is %v (%v), want %v", n, unique, rank, at.Placement, err, p)
+			}
+			got, err := r.Rank(ctx, n, p, unique)
+			if err != nil || got != rank {
+				t.Fatalf("N=%d unique %v: rank of %v is %d (%v), want %d", n, unique, p, got, err, rank)
+			}
+		}
+	}
+	got, err := r.Board(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := primary.Board(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != store.Done || got.Counts == nil || *got.Counts != *want.Counts {
+		t.Fatalf("N=%d: the board reads %s %+v, the primary has %s %+v", n, got.State, got.Counts, want.State, want.Counts)
+	}
+	gotSquares, err := r.SquareCounts(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSquares, err := primary.SquareCounts(ctx, n)
+	if err != nil || !slices.Equal(gotSquares.All, wantSquares.All) {
+		t.Fatalf("N=%d: square counts %v, the primary's %v (%v)", n, gotSquares.All, wantSquares.All, err)
+	}
+}
+
+// TestReplicatedReads reads done boards from a real streaming replica:
+// pages, ranks, solutions by rank, counts and square counts equal the
+// solver's and the primary's, and the replica answered them.
+func TestReplicatedReads(t *testing.T) {
+	t.Parallel()
+	s := newReplicaSetup(t)
+	for _, n := range []int{6, 8} {
+		s.compute(t, n)
+	}
+	s.waitUp(t, true)
+	s.waitReplicaState(t, 8, store.Done)
+	before := s.replicaReads()
+	for _, n := range []int{6, 8} {
+		checkReads(t, s.reads, s.store, n)
+	}
+	if s.replicaReads() == before {
+		t.Fatal("the replica answered none of the reads of done boards")
+	}
+	if _, err := s.reads.Board(t.Context(), 9); err == nil {
+		t.Fatal("N=9 was never asked for, but reads as a board")
+	}
+}
+
+// TestReplicaLagging finishes a board on the primary while the replica's
+// replay is paused: the board reads done, with every page, from the
+// primary; once the replica replays it, from the replica.
+func TestReplicaLagging(t *testing.T) {
+	t.Parallel()
+	s := newReplicaSetup(t)
+	const n = 8
+	chunks := s.plan(t, n)
+	s.write(t, chunks[:len(chunks)-1]...)
+	s.waitUp(t, true)
+	eventually.True(t, time.Minute, func() string {
+		var done int
+		if err := s.onReplica(t, fmt.Sprintf(`SELECT chunks_done FROM boards WHERE n = %d`, n), &done); err != nil || done != len(chunks)-1 {
+			return fmt.Sprintf("the replica shows %d chunks done (%v), want %d", done, err, len(chunks)-1)
+		}
+		return ""
+	})
+	if err := s.onReplica(t, `SELECT pg_wal_replay_pause()`); err != nil {
+		t.Fatal(err)
+	}
+	eventually.True(t, time.Minute, func() string {
+		var state string
+		if err := s.onReplica(t, `SELECT pg_get_wal_replay_pause_state()`, &state); err != nil || state != "paused" {
+			return fmt.Sprintf("replay is %q (%v), not paused yet", state, err)
+		}
+		return ""
+	})
+	s.write(t, chunks[len(chunks)-1])
+	if _, err := s.store.FinishBoard(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	if err := s.onReplica(t, fmt.Sprintf(`SELECT state FROM boards WHERE n = %d`, n), &state); err != nil || state != string(store.Running) {
+		t.Fatalf("with its replay paused, the replica shows N=%d %q (%v), not running: the lag is not real", n, state, err)
+	}
+	before := s.replicaReads()
+	checkReads(t, s.reads, s.store, n)
+	if got := s.replicaReads(); got != before {
+		t.Fatalf("the replica answered %d reads of a board it does not show done", got-before)
+	}
+	if err := s.onReplica(t, `SELECT pg_wal_replay_resume()`); err != nil {
+		t.Fatal(err)
+	}
+	s.waitReplicaState(t, n, store.Done)
+	checkReads(t, s.reads, s.store, n)
+	if s.replicaReads() == before {
+		t.Fatal("once it replayed the board, the replica answered none of its reads")
+	}
+}
+
+// TestReplicaStoppedAndStarted stops the replica: reads keep working from
+// the primary, the replica is marked down; started again, it is marked up
+// and answers again.
+func TestReplicaStoppedAndStarted(t *testing.T) {
+	t.Parallel()
+	s := newReplicaSetup(t)
+	const n = 8
+	s.compute(t, n)
+	s.waitUp(t, true)
+	s.waitReplicaState(t, n, store.Done)
+	checkReads(t, s.reads, s.store, n)
+
+	s.replica.Stop()
+	checkReads(t, s.reads, s.store, n)
+	s.waitUp(t, false)
+	if st := s.reads.Replicas()[0]; st.Err == nil || st.DownSince.IsZero() {
+		t.Fatalf("a replica down says neither why nor since when: %+v", st)
+	}
+	down := s.replicaReads()
+	checkReads(t, s.reads, s.store, n)
+	if s.replicaReads() != down {
+		t.Fatal("a replica marked down answered reads")
+	}
+
+	s.replica.Start()
+	s.waitUp(t, true)
+	checkReads(t, s.reads, s.store, n)
+	if s.replicaReads() == down {
+		t.Fatal("the replica, up again, answered none of the reads")
+	}
+}
