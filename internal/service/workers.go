@@ -80,7 +80,8 @@ func (j *Jobs) Shutdown() error {
 
 // serveWorkers are serve's workers: the engine, started, and the River UI.
 type serveWorkers struct {
-	jobs   *Jobs        // nil when the workers are off
+	jobs    *Jobs // nil when the workers are off
+	apiOnly bool  // off by the settings: the process only reads (apionly.go)
 	schema *riverSchema // River's tables, which /readyz checks even then
 	logger *slog.Logger
 	cancel context.CancelFunc // ends the River UI's background work
