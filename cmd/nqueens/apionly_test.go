@@ -137,11 +137,11 @@ func TestAPIOnlySelectOnlyRole(t *testing.T) {
 			N     int
 			State string
 		}
-		Board  struct {
+		Board struct {
 			State, Total, Unique string
 			SquareCounts         [][]string
 		}
-		Count struct{ Total, Unique, Source, State string }
+		Count     struct{ Total, Unique, Source, State string }
 		Solutions struct {
 			TotalCount, Source string
 			Edges              []struct {

@@ -67,7 +67,7 @@ type Startup struct {
 	store   lateStore
 	riverUI atomic.Pointer[http.Handler] // nil until the workers run
 
-	mu      sync.Mutex
+	mu       sync.Mutex
 	opened   store.ReadCloser     // nil until open
 	replicas *postgres.Replicated // nil until open, or without read replicas
 	workers  *serveWorkers        // nil until started
