@@ -157,6 +157,14 @@ func checkReads(t *testing.T, r store.Reader, primary store.Reader, n int) {
 		if !slices.EqualFunc(got, want, slices.Equal) {
 			t.Fatalf("N=%d unique %v: %d solutions read, the solver has %d", n, unique, len(got), len(want))
 		}
+		var walked []solver.Placement
+		err := r.Walk(ctx, store.WalkRequest{N: n, Unique: unique}, func(key []byte) error {
+			walked = append(walked, solver.FromBytes(key))
+			return nil
+		})
+		if err != nil || !slices.EqualFunc(walked, want, slices.Equal) {
+			t.Fatalf("N=%d unique %v: the walk read %d solutions (%v), the solver has %d", n, unique, len(walked), err, len(want))
+		}
 		for i, p := range want {
 			rank := uint64(i + 1)
 			at, err := r.SolutionAt(ctx, n, rank, unique)
