@@ -17,30 +17,41 @@ import (
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
-// replicaSetup is a primary cluster, a real streaming replica of it
+// replicaSetup is a primary cluster, real streaming replicas of it
 // (pg_basebackup), the store on the primary and the replicated reader
-// over both.
+// over them all.
 type replicaSetup struct {
-	primary, replica *pgtest.Cluster
-	store            *postgres.Store
-	reads            *postgres.Replicated
+	primary *pgtest.Cluster
+	// replica is the first replica, the only one unless asked for more.
+	replica  *pgtest.Cluster
+	replicas []*pgtest.Cluster
+	store    *postgres.Store
+	reads    *postgres.Replicated
 }
 
-func newReplicaSetup(t *testing.T) *replicaSetup {
+// newReplicaSetup makes a primary and count replicas of it.
+func newReplicaSetup(t *testing.T, count int) *replicaSetup {
 	t.Helper()
-	primary := pgtest.NewCluster(t)
-	primary.Start()
-	replica := primary.NewReplica()
-	replica.Start()
-	st := pgtest.Open(t, primary.URL)
-	cfg := postgres.DefaultConfig()
-	cfg.URL = replica.URL
-	r, err := postgres.OpenReplicated(t.Context(), st, postgres.ReplicasConfig{Replicas: []postgres.Config{cfg}, Recheck: 100 * time.Millisecond})
+	s := &replicaSetup{primary: pgtest.NewCluster(t)}
+	s.primary.Start()
+	var cfgs []postgres.Config
+	for range count {
+		replica := s.primary.NewReplica()
+		replica.Start()
+		s.replicas = append(s.replicas, replica)
+		cfg := postgres.DefaultConfig()
+		cfg.URL = replica.URL
+		cfgs = append(cfgs, cfg)
+	}
+	s.replica = s.replicas[0]
+	s.store = pgtest.Open(t, s.primary.URL)
+	r, err := postgres.OpenReplicated(t.Context(), s.store, postgres.ReplicasConfig{Replicas: cfgs, Recheck: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	return &replicaSetup{primary: primary, replica: replica, store: st, reads: r}
+	s.reads = r
+	return s
 }
 
 // plan plans board n at depth 1 and returns its chunks.
@@ -74,11 +85,16 @@ func (s *replicaSetup) compute(t *testing.T, n int) {
 	}
 }
 
-// onReplica runs a query on the replica itself (its own connection, not
-// the reader's), as an operator would in psql.
+// onReplica runs a query on the (first) replica itself (its own
+// connection, not the reader's), as an operator would in psql.
 func (s *replicaSetup) onReplica(t *testing.T, sql string, dest ...any) error {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), s.replica.URL)
+	return onCluster(t, s.replica, sql, dest...)
+}
+
+func onCluster(t *testing.T, c *pgtest.Cluster, sql string, dest ...any) error {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), c.URL)
 	if err != nil {
 		return err
 	}
@@ -90,30 +106,34 @@ func (s *replicaSetup) onReplica(t *testing.T, sql string, dest ...any) error {
 	return conn.QueryRow(t.Context(), sql).Scan(dest...)
 }
 
-// waitReplicaState waits until the replica shows board n in state.
+// waitReplicaState waits until every replica shows board n in state.
 func (s *replicaSetup) waitReplicaState(t *testing.T, n int, state store.BoardState) {
 	t.Helper()
-	eventually.True(t, time.Minute, func() string {
-		var got string
-		if err := s.onReplica(t, fmt.Sprintf(`SELECT state FROM boards WHERE n = %d`, n), &got); err != nil {
-			return fmt.Sprintf("the replica does not show N=%d: %v", n, err)
-		}
-		if got != string(state) {
-			return fmt.Sprintf("the replica shows N=%d %s, not %s yet", n, got, state)
-		}
-		return ""
-	})
+	for i, c := range s.replicas {
+		eventually.True(t, time.Minute, func() string {
+			var got string
+			if err := onCluster(t, c, fmt.Sprintf(`SELECT state FROM boards WHERE n = %d`, n), &got); err != nil {
+				return fmt.Sprintf("replica %d does not show N=%d: %v", i+1, n, err)
+			}
+			if got != string(state) {
+				return fmt.Sprintf("replica %d shows N=%d %s, not %s yet", i+1, n, got, state)
+			}
+			return ""
+		})
+	}
 }
 
-// replicaReads is how many reads the replica answered.
+// replicaReads is how many reads the (first) replica answered.
 func (s *replicaSetup) replicaReads() int64 { return s.reads.Replicas()[0].Reads }
 
-// waitUp waits until the reader has the replica up.
+// waitUp waits until the reader has every replica up, or down.
 func (s *replicaSetup) waitUp(t *testing.T, up bool) {
 	t.Helper()
 	eventually.True(t, time.Minute, func() string {
-		if st := s.reads.Replicas()[0]; st.Up != up {
-			return fmt.Sprintf("the replica's status is %+v, want up %v", st, up)
+		for _, st := range s.reads.Replicas() {
+			if st.Up != up {
+				return fmt.Sprintf("%s's status is %+v, want up %v", st.Name, st, up)
+			}
 		}
 		return ""
 	})
@@ -198,23 +218,36 @@ func checkReads(t *testing.T, r store.Reader, primary store.Reader, n int) {
 	}
 }
 
-// TestReplicatedReads reads done boards from a real streaming replica:
-// pages, ranks, solutions by rank, counts and square counts equal the
-// solver's and the primary's, and the replica answered them.
+// TestReplicatedReads reads done boards from two real streaming
+// replicas: pages, walks, ranks, solutions by rank, counts and square
+// counts equal the solver's and the primary's, and each board's reads
+// were answered by one replica, each replica answering its boards.
 func TestReplicatedReads(t *testing.T) {
 	t.Parallel()
-	s := newReplicaSetup(t)
-	for _, n := range []int{6, 8} {
+	s := newReplicaSetup(t, 2)
+	for _, n := range []int{6, 7, 8} {
 		s.compute(t, n)
 	}
 	s.waitUp(t, true)
 	s.waitReplicaState(t, 8, store.Done)
-	before := s.replicaReads()
-	for _, n := range []int{6, 8} {
+	for _, n := range []int{6, 7, 8} {
+		before := s.reads.Replicas()
 		checkReads(t, s.reads, s.store, n)
+		after := s.reads.Replicas()
+		answered := 0
+		for i := range after {
+			if after[i].Reads > before[i].Reads {
+				answered++
+			}
+		}
+		if answered != 1 {
+			t.Errorf("the reads of N=%d were answered by %d replicas, want one: %+v then %+v", n, answered, before, after)
+		}
 	}
-	if s.replicaReads() == before {
-		t.Fatal("the replica answered none of the reads of done boards")
+	for _, st := range s.reads.Replicas() {
+		if st.Reads == 0 {
+			t.Errorf("%s answered no read of three done boards", st.Name)
+		}
 	}
 	if _, err := s.reads.Board(t.Context(), 9); err == nil {
 		t.Fatal("N=9 was never asked for, but reads as a board")
@@ -226,7 +259,7 @@ func TestReplicatedReads(t *testing.T) {
 // primary; once the replica replays it, from the replica.
 func TestReplicaLagging(t *testing.T) {
 	t.Parallel()
-	s := newReplicaSetup(t)
+	s := newReplicaSetup(t, 1)
 	const n = 8
 	chunks := s.plan(t, n)
 	s.write(t, chunks[:len(chunks)-1]...)
@@ -276,7 +309,7 @@ func TestReplicaLagging(t *testing.T) {
 // and answers again.
 func TestReplicaStoppedAndStarted(t *testing.T) {
 	t.Parallel()
-	s := newReplicaSetup(t)
+	s := newReplicaSetup(t, 1)
 	const n = 8
 	s.compute(t, n)
 	s.waitUp(t, true)
