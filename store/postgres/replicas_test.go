@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -333,5 +334,60 @@ func TestReplicaStoppedAndStarted(t *testing.T) {
 	checkReads(t, s.reads, s.store, n)
 	if s.replicaReads() == down {
 		t.Fatal("the replica, up again, answered none of the reads")
+	}
+}
+
+// BenchmarkReplicatedPage times pages of 20 of a done N=10 at random
+// cursors, read from the primary's store directly (primary) and through
+// the replicated reader from its replica (replica): what the routing adds
+// to a page (docs/SCALING.md, "Read replicas").
+func BenchmarkReplicatedPage(b *testing.B) {
+	primary := pgtest.NewCluster(b)
+	primary.Start()
+	replica := primary.NewReplica()
+	replica.Start()
+	st := pgtest.Open(b, primary.URL)
+	storetest.Load(b.Context(), b, st, 10, solver.DefaultChunkDepth(10))
+	cfg := postgres.DefaultConfig()
+	cfg.URL = replica.URL
+	r, err := postgres.OpenReplicated(b.Context(), st, postgres.ReplicasConfig{Replicas: []postgres.Config{cfg}, Recheck: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var all []solver.Placement
+	for p := range solver.All(10) {
+		all = append(all, slices.Clone(p))
+	}
+	eventually.True(b, time.Minute, func() string {
+		if st := r.Replicas()[0]; !st.Up {
+			return "the replica is not up"
+		}
+		if _, err := r.Page(b.Context(), store.PageRequest{N: 10, Limit: 1}); err != nil {
+			return err.Error()
+		}
+		if r.Replicas()[0].Reads == 0 {
+			return "the replica does not show N=10 done yet"
+		}
+		return ""
+	})
+	for _, bench := range []struct {
+		name   string
+		reader store.Reader
+	}{{"primary", st}, {"replica", r}} {
+		b.Run(bench.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			before := r.Replicas()[0].Reads
+			for b.Loop() {
+				cursor := all[rng.IntN(len(all))]
+				page, err := bench.reader.Page(b.Context(), store.PageRequest{N: 10, Cursor: cursor, Limit: 20})
+				if err != nil || len(page) == 0 && !slices.Equal(cursor, all[len(all)-1]) {
+					b.Fatalf("a page after %v: %d solutions, %v", cursor, len(page), err)
+				}
+			}
+			if bench.name == "replica" && r.Replicas()[0].Reads-before < int64(b.N) {
+				b.Fatalf("the replica answered %d of %d pages", r.Replicas()[0].Reads-before, b.N)
+			}
+		})
 	}
 }
