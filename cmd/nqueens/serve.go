@@ -284,7 +284,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 		_ = f.Sync()
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", o.migrate && !o.apiOnly, "api_only", o.apiOnly,
-		"page_cache", cfg.Graph.PageCacheBytes, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil)
+		"page_cache", cfg.Graph.PageCacheBytes, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil && !o.apiOnly)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(srv.Listener(ln)) }()

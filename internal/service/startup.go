@@ -131,6 +131,23 @@ func (u *Startup) bringUp(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	// The read replicas before the workers: a bad replica URL stops serve
+	// before anything has started.
+	reads := store.Reader(st)
+	var replicas *postgres.Replicated
+	if len(u.readURLs) > 0 {
+		if replicas, err = openReplicas(ctx, st, u.readURLs, u.observe, u.logger); err != nil {
+			st.Close()
+			return err
+		}
+		reads = replicas
+	}
+	closeAll := func() {
+		if replicas != nil {
+			replicas.Close()
+		}
+		st.Close()
+	}
 	var w *serveWorkers
 	if u.apiOnly {
 		w, err = apiOnlyWorkers(ctx, st, u.db.Dialect(), u.logger)
@@ -139,24 +156,14 @@ func (u *Startup) bringUp(ctx context.Context) (err error) {
 	}
 	if err != nil {
 		err = outageOr(ctx, st, err)
-		st.Close()
+		closeAll()
 		return err
 	}
 	ui, err := w.riverUI(ctx)
 	if err != nil {
 		w.Stop()
-		st.Close()
+		closeAll()
 		return err
-	}
-	reads := store.Reader(st)
-	var replicas *postgres.Replicated
-	if len(u.readURLs) > 0 {
-		if replicas, err = openReplicas(ctx, st, u.readURLs, u.observe, u.logger); err != nil {
-			w.Stop()
-			st.Close()
-			return err
-		}
-		reads = replicas
 	}
 	u.store.set(reads)
 	if ui != nil {

@@ -48,6 +48,7 @@ type replica struct {
 	reads atomic.Int64 // reads answered from the replica
 
 	mu        sync.Mutex
+	checked   bool // a check or a read has said whether it is up
 	lastErr   error
 	downSince time.Time
 }
@@ -131,25 +132,24 @@ func (rep *replica) watch(ctx context.Context, every time.Duration, onChange fun
 
 // mark records the outcome of a check or a read that failed for want of
 // the server: up when err is nil. It reports whether that changed the
-// replica's state.
+// replica's state (the first outcome always does: it was unknown).
 func (rep *replica) mark(err error) (changed bool) {
 	rep.mu.Lock()
 	defer rep.mu.Unlock()
+	first := !rep.checked
+	rep.checked = true
 	if err == nil {
 		rep.lastErr = nil
-		return !rep.up.Swap(true)
+		return !rep.up.Swap(true) || first
 	}
 	rep.lastErr = err
-	if rep.up.Swap(false) {
+	if rep.up.Swap(false) || first {
 		rep.downSince = time.Now()
 		// What it showed done it still shows when it comes back, unless
 		// it came back as another server (rebuilt from a new base
 		// backup): ask again.
 		rep.done.Clear()
 		return true
-	}
-	if rep.downSince.IsZero() {
-		rep.downSince = time.Now()
 	}
 	return false
 }
