@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -252,6 +253,101 @@ func TestReplicatedReads(t *testing.T) {
 	}
 	if _, err := s.reads.Board(t.Context(), 9); err == nil {
 		t.Fatal("N=9 was never asked for, but reads as a board")
+	}
+}
+
+// waitCaughtUp waits until every replica has replayed what the primary
+// has written so far.
+func (s *replicaSetup) waitCaughtUp(t *testing.T) {
+	t.Helper()
+	var lsn string
+	if err := onCluster(t, s.primary, `SELECT pg_current_wal_lsn()::text`, &lsn); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range s.replicas {
+		eventually.True(t, time.Minute, func() string {
+			var caught bool
+			if err := onCluster(t, c, `SELECT pg_last_wal_replay_lsn() >= '`+lsn+`'::pg_lsn`, &caught); err != nil || !caught {
+				return fmt.Sprintf("replica %d has not replayed up to %s (%v)", i+1, lsn, err)
+			}
+			return ""
+		})
+	}
+}
+
+// TestReplicatedAnswersAsThePrimary calls every method of store.Reader
+// through the replicated reader, with a replica that has caught up, and
+// directly on the primary's store: the answers and errors are the same
+// (a done board, a pending one, an unknown one, a rank past the last, a
+// placement that is no solution, a filtered count done and one never
+// asked for), and the replica answered some of them.
+func TestReplicatedAnswersAsThePrimary(t *testing.T) {
+	t.Parallel()
+	s := newReplicaSetup(t, 1)
+	ctx := t.Context()
+	counted := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 1}}}
+	never := solver.Filter{Queens: []solver.Square{{Row: 1, Col: 1}}}
+	storetest.Load(ctx, t, s.store, 6, 1)
+	storetest.LoadFilteredCount(ctx, t, s.store, 6, counted)
+	if _, _, err := s.store.RequestBoard(ctx, store.BoardRequest{N: 5}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitUp(t, true)
+	s.waitCaughtUp(t)
+	calls := func(r store.Reader) map[string][]func() (any, error) {
+		return map[string][]func() (any, error){
+			"Board": {
+				func() (any, error) { return r.Board(ctx, 6) },
+				func() (any, error) { return r.Board(ctx, 5) },
+				func() (any, error) { return r.Board(ctx, 7) },
+			},
+			"Boards": {func() (any, error) { return r.Boards(ctx) }},
+			"Page": {
+				func() (any, error) { return r.Page(ctx, store.PageRequest{N: 6, Limit: 3}) },
+				func() (any, error) { return r.Page(ctx, store.PageRequest{N: 5, Limit: 3}) },
+			},
+			"SolutionAt": {
+				func() (any, error) { return r.SolutionAt(ctx, 6, 2, false) },
+				func() (any, error) { return r.SolutionAt(ctx, 6, 5, false) },
+			},
+			"Rank": {
+				func() (any, error) { return r.Rank(ctx, 6, solver.Placement{4, 2, 0, 5, 3, 1}, false) },
+				func() (any, error) { return r.Rank(ctx, 6, solver.Placement{0, 1, 2, 3, 4, 5}, false) },
+			},
+			"SquareCounts": {
+				func() (any, error) { return r.SquareCounts(ctx, 6) },
+				func() (any, error) { return r.SquareCounts(ctx, 5) },
+			},
+			"Walk": {func() (any, error) {
+				var keys [][]byte
+				err := r.Walk(ctx, store.WalkRequest{N: 6, Filter: counted}, func(p []byte) error {
+					keys = append(keys, slices.Clone(p))
+					return nil
+				})
+				return keys, err
+			}},
+			"FilteredCount": {
+				func() (any, error) { return r.FilteredCount(ctx, 6, counted) },
+				func() (any, error) { return r.FilteredCount(ctx, 6, never) },
+			},
+			"Ping": {func() (any, error) { return nil, r.Ping(ctx) }},
+		}
+	}
+	replicated, direct := calls(s.reads), calls(s.store)
+	if n, want := len(replicated), reflect.TypeFor[store.Reader]().NumMethod(); n != want {
+		t.Fatalf("the test calls %d methods of store.Reader's %d", n, want)
+	}
+	for name, cs := range replicated {
+		for i, call := range cs {
+			got, gotErr := call()
+			want, wantErr := direct[name][i]()
+			if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Errorf("%s #%d through the replicated reader: %+v, %v; the primary answers %+v, %v", name, i+1, got, gotErr, want, wantErr)
+			}
+		}
+	}
+	if s.replicaReads() == 0 {
+		t.Error("the replica answered none of the reads")
 	}
 }
 
