@@ -186,7 +186,13 @@ func (r *Replicated) pick(n int) *replica {
 	if len(up) == 0 {
 		return nil
 	}
-	return up[n%len(up)]
+	// A bad N (negative) still picks one: the replica's store refuses it
+	// as the primary's would.
+	i := n % len(up)
+	if i < 0 {
+		i += len(up)
+	}
+	return up[i]
 }
 
 // onPrimary reports whether a read that failed on rep with err is for the

@@ -251,6 +251,15 @@ func TestReplicatedReads(t *testing.T) {
 			t.Errorf("%s answered no read of three done boards", st.Name)
 		}
 	}
+	// Bad input is refused as the primary refuses it, whichever replica
+	// takes it.
+	for _, n := range []int{-1, 0, 99} {
+		_, err := s.reads.Page(t.Context(), store.PageRequest{N: n, Limit: 1})
+		_, want := s.store.Page(t.Context(), store.PageRequest{N: n, Limit: 1})
+		if err == nil || fmt.Sprint(err) != fmt.Sprint(want) {
+			t.Errorf("a page of N=%d: %v; the primary says %v", n, err, want)
+		}
+	}
 	if _, err := s.reads.Board(t.Context(), 9); err == nil {
 		t.Fatal("N=9 was never asked for, but reads as a board")
 	}
