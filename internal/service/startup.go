@@ -49,11 +49,13 @@ type Config struct {
 // Startup brings serve's database side up while the server already
 // answers, since a process may well start before its database: it opens
 // the store, retrying with backoff while the database is unreachable,
-// applies the migrations, starts the workers and asks for the boards of
-// --precompute. Meanwhile the API reads through a store that answers
-// UNAVAILABLE, the precompute mutation answers UNAVAILABLE, and /readyz
-// (readiness.go) says what is missing. Only an unreachable database is
-// waited for: a bad URL or a failing migration ends serve.
+// opens the read replicas in front of it (replicas.go), applies the
+// migrations, starts the workers and asks for the boards of --precompute
+// (none of these three when API-only: apionly.go). Meanwhile the API reads
+// through a store that answers UNAVAILABLE, the precompute mutation
+// answers UNAVAILABLE, and /readyz (readiness.go) says what is missing.
+// Only an unreachable database is waited for: a bad URL or a failing
+// migration ends serve.
 type Startup struct {
 	db         Database
 	migrate    bool
