@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -23,6 +24,13 @@ type CheckerFunc func(ctx context.Context) error
 
 // Check calls f.
 func (f CheckerFunc) Check(ctx context.Context) error { return f(ctx) }
+
+// ErrDegraded marks a check's error (wrapped with %w) that leaves the
+// process ready: it serves everything, with less (a read replica is down,
+// and its reads go to the primary). /readyz shows the check "degraded"
+// (its reason with the admin token) and still answers 200, so that a
+// load balancer does not take every process out for a replica's outage.
+var ErrDegraded = errors.New("degraded")
 
 // Readiness is the /readyz handler: it runs every check at once, each
 // bounded by timeout (positive), and answers 200 when all pass, 503
@@ -52,9 +60,12 @@ func Readiness(timeout time.Duration, adminToken string, checks map[string]Check
 		var wg sync.WaitGroup
 		for name, c := range checks {
 			wg.Go(func() {
-				status := "ok"
+				status, failed := "ok", false
 				if err := c.Check(ctx); err != nil {
-					status = "failed"
+					status, failed = "failed", !errors.Is(err, ErrDegraded)
+					if !failed {
+						status = "degraded"
+					}
 					if admin {
 						status = err.Error()
 					}
@@ -62,7 +73,7 @@ func Readiness(timeout time.Duration, adminToken string, checks map[string]Check
 				mu.Lock()
 				defer mu.Unlock()
 				report.Checks[name] = status
-				report.Ready = report.Ready && status == "ok"
+				report.Ready = report.Ready && !failed
 			})
 		}
 		wg.Wait()

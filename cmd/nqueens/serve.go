@@ -18,6 +18,7 @@ import (
 	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
+	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/precompute"
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/web"
@@ -48,6 +49,11 @@ type serveOptions struct {
 	precompute      string
 	shutdownTimeout time.Duration
 	migrate         bool
+	// apiOnly runs no workers and no migrations: the process only reads.
+	apiOnly bool
+	// readURLs are the read replicas' Postgres URLs (none: reads go to
+	// the database).
+	readURLs []string
 	// memoryLimit is the memory budget given (0: none), budget the one
 	// decided from it or the environment after parsing; the in-flight
 	// budgets follow it.
@@ -73,6 +79,8 @@ func (o *serveOptions) settings() []setting {
 		{flag: "debug-addr", into: &o.debugAddr, help: "serve Go's profiles (/debug/pprof/) on `HOST:PORT`, e.g. 127.0.0.1:6060, never the public address; none: not served"},
 		{flag: "admin-token", into: &cfg.Graph.AdminToken, help: "the bearer `TOKEN` mutations and /riverui need (Authorization: Bearer …); none: they are refused. Prefer the variable: a flag shows in the process list"},
 		{flag: "migrate", into: &o.migrate, help: "apply the database migrations not applied yet on start; --migrate=false leaves the schema as it is (/readyz then says whether it is current)"},
+		{flag: "api-only", into: &o.apiOnly, help: "serve the API and nothing else: no workers, no migrations (the schema's version is checked instead, /readyz says if it is behind), the mutations refused with UNAVAILABLE (reason API_ONLY). A database role that may only SELECT is enough"},
+		{flag: "read-database-url", into: &o.readURLs, help: "comma-separated Postgres `URLS` of read replicas (streaming replicas of the database) the API reads from: each board from one of them once it shows the board done, else from the database, as when one is down; none: every read from the database. Prefer the variable: a flag shows in the process list"},
 		{flag: "precompute", into: &o.precompute, help: "`RANGE` of boards to ask for on start, e.g. 1-14 or 8,10,12-14 (those done are skipped); none for none"},
 		{flag: "shutdown-timeout", into: &o.shutdownTimeout, help: "how long requests in flight may finish on SIGINT/SIGTERM"},
 		{flag: "max-page-size", into: &cfg.Graph.MaxPageSize, help: "largest first/last a page may ask for"},
@@ -195,6 +203,9 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if err != nil {
 		return err
 	}
+	if err := o.checkAPIOnly(t, db); err != nil {
+		return err
+	}
 	budget := o.budget
 
 	logger := o.log.logger(c.stderr)
@@ -239,7 +250,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// scrape.
 	m := metrics.New()
 	up := service.NewStartup(service.Config{Database: db, Migrate: o.migrate, Workers: engineCfg,
-		Precompute: o.precompute, Logger: logger, Observe: m.ObserveStore})
+		Precompute: o.precompute, ReadURLs: o.readURLs, APIOnly: o.apiOnly, Logger: logger, Observe: m.ObserveStore})
 	defer up.Close()
 	stored := up.Store()
 
@@ -260,6 +271,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	served.Store(srv)
 	up.Mount(srv, cfg.Graph.AdminToken) // /readyz and /riverui
 	m.WatchDatabase(up.Store(), up, metricsDatabaseTimeout, logger)
+	watchReplicas(m, up)
 	m.WatchPools(srv.Pools)
 	m.MemoryBudget(budget.Bytes)
 	watchShedding(m, srv)
@@ -272,8 +284,8 @@ func runServe(ctx context.Context, args []string, c console) error {
 	if f, ok := c.stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", o.migrate,
-		"page_cache", cfg.Graph.PageCacheBytes, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil)
+	logger.Info("serving", "addr", ln.Addr().String(), "database", db.String(), "migrate", o.migrate && !o.apiOnly, "api_only", o.apiOnly,
+		"page_cache", cfg.Graph.PageCacheBytes, "admin_token", cfg.Graph.AdminToken != "", "precompute", cfg.Graph.Precompute != nil && !o.apiOnly)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
@@ -325,5 +337,48 @@ func watchShedding(m *metrics.Metrics, srv *server.Server) {
 		"what", prometheus.GaugeValue, func() map[string]int64 {
 			st := srv.Resolver().SubscriptionStats()
 			return map[string]int64{"boards": int64(st.Boards), "subscribers": int64(st.Subscribers), "polled": int64(st.Polling)}
+		})
+}
+
+// checkAPIOnly refuses the settings that contradict --api-only (it applies
+// no migrations and asks for no boards) or the read replicas (Postgres
+// servers, beside a Postgres database).
+func (o *serveOptions) checkAPIOnly(t *settingsTable, db service.Database) error {
+	if len(o.readURLs) > 0 && db.Dialect() != migrations.Postgres {
+		return usagef("%s: read replicas are Postgres servers; they need %s too (the database is %s)", t.name("read-database-url"), t.name("database-url"), db)
+	}
+	if !o.apiOnly {
+		return nil
+	}
+	if t.isSet("migrate") && o.migrate {
+		return usagef("%s applies no migrations: leave %s out (a process whose role may write runs nqueens migrate up)", t.name("api-only"), t.name("migrate"))
+	}
+	if t.isSet("precompute") && o.precompute != "" && o.precompute != "none" {
+		return usagef("%s asks for no boards: leave %s out (a process with workers asks for them)", t.name("api-only"), t.name("precompute"))
+	}
+	return nil
+}
+
+// watchReplicas reports the read replicas: up or down, and the reads each
+// answered.
+func watchReplicas(m *metrics.Metrics, up *service.Startup) {
+	m.WatchCounts("nqueens_read_replica_up", "1 for each read replica that answers, 0 for one down (its boards are read from the primary).",
+		"replica", prometheus.GaugeValue, func() map[string]int64 {
+			out := map[string]int64{}
+			for _, s := range up.Replicas() {
+				out[s.Name] = 0
+				if s.Up {
+					out[s.Name] = 1
+				}
+			}
+			return out
+		})
+	m.WatchCounts("nqueens_read_replica_reads_total", "Reads of the store that each read replica answered (the rest go to the primary).",
+		"replica", prometheus.CounterValue, func() map[string]int64 {
+			out := map[string]int64{}
+			for _, s := range up.Replicas() {
+				out[s.Name] = s.Reads
+			}
+			return out
 		})
 }

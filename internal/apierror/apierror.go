@@ -41,6 +41,11 @@ const (
 	ReasonBodySize   = "BODY_TOO_LARGE"
 )
 
+// ReasonAPIOnly refines UNAVAILABLE for a mutation sent to a process that
+// only reads (serve --api-only): another process takes writes, and trying
+// this one again never helps.
+const ReasonAPIOnly = "API_ONLY"
+
 // Error is an error the API shows: Message (what is wrong and what is
 // allowed) under extensions.code. Err, the cause, is logged for INTERNAL
 // errors and never shown.

@@ -13,13 +13,18 @@ import (
 
 // readiness returns serve's /readyz checks: the database answers now, its
 // schema (the store's and River's) is at the version this binary expects,
-// and the workers run.
+// and the workers run (none in an API-only process); with read replicas,
+// whether each answers (degraded, still ready, when one does not).
 func (u *Startup) readiness() map[string]server.Checker {
-	return map[string]server.Checker{
+	checks := map[string]server.Checker{
 		"database":   server.CheckerFunc(u.checkDatabase),
 		"migrations": server.CheckerFunc(u.checkMigrations),
 		"workers":    server.CheckerFunc(u.checkWorkers),
 	}
+	if len(u.readURLs) > 0 {
+		checks["replicas"] = server.CheckerFunc(u.checkReplicas) // replicas.go
+	}
+	return checks
 }
 
 // errNotUpYet is the reason of the checks that need the database while it
@@ -90,6 +95,8 @@ func (u *Startup) checkWorkers(context.Context) error {
 	switch {
 	case w == nil:
 		return errors.New("not started: the database has not been reachable yet")
+	case w.apiOnly:
+		return nil // none to run: the process only reads
 	case w.jobs == nil:
 		return errors.New("off: River's tables are missing or out of date (nqueens migrate up, then restart)")
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/postgres"
 )
 
 // Config is serve's database side: the database, its migrations and the
@@ -32,7 +33,14 @@ type Config struct {
 	// Precompute lists the boards to ask for once the workers run
 	// (ParseBoards), e.g. "1-15"; "" or "none" for none.
 	Precompute string
-	Logger     *slog.Logger
+	// ReadURLs are the Postgres read replicas the API reads from
+	// (replicas.go); none: it reads from the database.
+	ReadURLs []string
+	// APIOnly runs no workers and applies no migrations: the process only
+	// reads (a role with SELECT alone is enough) and refuses what needs
+	// writes (apionly.go). Migrate and Precompute are then ignored.
+	APIOnly bool
+	Logger  *slog.Logger
 	// Observe, when not nil, is told of every call of the store (the
 	// metrics).
 	Observe store.Observer
@@ -41,33 +49,39 @@ type Config struct {
 // Startup brings serve's database side up while the server already
 // answers, since a process may well start before its database: it opens
 // the store, retrying with backoff while the database is unreachable,
-// applies the migrations, starts the workers and asks for the boards of
-// --precompute. Meanwhile the API reads through a store that answers
-// UNAVAILABLE, the precompute mutation answers UNAVAILABLE, and /readyz
-// (readiness.go) says what is missing. Only an unreachable database is
-// waited for: a bad URL or a failing migration ends serve.
+// opens the read replicas in front of it (replicas.go), applies the
+// migrations, starts the workers and asks for the boards of --precompute
+// (none of these three when API-only: apionly.go). Meanwhile the API reads
+// through a store that answers UNAVAILABLE, the precompute mutation
+// answers UNAVAILABLE, and /readyz (readiness.go) says what is missing.
+// Only an unreachable database is waited for: a bad URL or a failing
+// migration ends serve.
 type Startup struct {
 	db         Database
 	migrate    bool
 	workersCfg precompute.Config
 	precompute string
+	readURLs   []string
+	apiOnly    bool
 	logger     *slog.Logger
 	observe    store.Observer
 
 	store   lateStore
 	riverUI atomic.Pointer[http.Handler] // nil until the workers run
 
-	mu      sync.Mutex
-	opened  store.ReadCloser // nil until open
-	workers *serveWorkers    // nil until started
-	waiting error            // why the database is not open yet
+	mu       sync.Mutex
+	opened   store.ReadCloser     // nil until open
+	replicas *postgres.Replicated // nil until open, or without read replicas
+	workers  *serveWorkers        // nil until started
+	waiting  error                // why the database is not open yet
 }
 
 // NewStartup returns serve's database side as cfg says, not started:
 // Run starts it.
 func NewStartup(cfg Config) *Startup {
 	cfg.Workers.Logger = cfg.Logger
-	return &Startup{db: cfg.Database, migrate: cfg.Migrate, workersCfg: cfg.Workers, precompute: cfg.Precompute, logger: cfg.Logger, observe: cfg.Observe}
+	return &Startup{db: cfg.Database, migrate: cfg.Migrate && !cfg.APIOnly, workersCfg: cfg.Workers, precompute: cfg.Precompute,
+		readURLs: cfg.ReadURLs, apiOnly: cfg.APIOnly, logger: cfg.Logger, observe: cfg.Observe}
 }
 
 // Store is the store the API reads through: EUNAVAILABLE until the
@@ -101,7 +115,7 @@ func (u *Startup) Run(ctx context.Context) error {
 		return fmt.Errorf("opening the database (%s): %w", u.db, err)
 	}
 	_, w, _ := u.state()
-	u.logger.Info("database open", "database", u.db.String(), "workers", w.jobs != nil)
+	u.logger.Info("database open", "database", u.db.String(), "workers", w.jobs != nil, "api_only", u.apiOnly, "read_replicas", len(u.readURLs))
 	return nil
 }
 
@@ -119,24 +133,46 @@ func (u *Startup) bringUp(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	w, err := startWorkers(ctx, st, u.workersCfg, u.precompute, u.migrate, u.logger)
+	// The read replicas before the workers: a bad replica URL stops serve
+	// before anything has started.
+	reads := store.Reader(st)
+	var replicas *postgres.Replicated
+	if len(u.readURLs) > 0 {
+		if replicas, err = openReplicas(ctx, st, u.readURLs, u.observe, u.logger); err != nil {
+			st.Close()
+			return err
+		}
+		reads = replicas
+	}
+	closeAll := func() {
+		if replicas != nil {
+			replicas.Close()
+		}
+		st.Close()
+	}
+	var w *serveWorkers
+	if u.apiOnly {
+		w, err = apiOnlyWorkers(ctx, st, u.db.Dialect(), u.logger)
+	} else {
+		w, err = startWorkers(ctx, st, u.workersCfg, u.precompute, u.migrate, u.logger)
+	}
 	if err != nil {
 		err = outageOr(ctx, st, err)
-		st.Close()
+		closeAll()
 		return err
 	}
 	ui, err := w.riverUI(ctx)
 	if err != nil {
 		w.Stop()
-		st.Close()
+		closeAll()
 		return err
 	}
-	u.store.set(st)
+	u.store.set(reads)
 	if ui != nil {
 		u.riverUI.Store(&ui)
 	}
 	u.mu.Lock()
-	u.opened, u.workers, u.waiting = st, w, nil
+	u.opened, u.replicas, u.workers, u.waiting = st, replicas, w, nil
 	u.mu.Unlock()
 	return nil
 }
@@ -156,6 +192,9 @@ func (u *Startup) Precompute(ctx context.Context, req store.BoardRequest, storeS
 	if w == nil {
 		return store.Board{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers start once the database is reachable")
 	}
+	if w.apiOnly {
+		return store.Board{}, errAPIOnly
+	}
 	p := w.Precomputer()
 	if p == nil {
 		return store.Board{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers are off: River's tables are missing or out of date")
@@ -169,6 +208,9 @@ func (u *Startup) PrecomputeCount(ctx context.Context, n int, f solver.Filter) (
 	_, w, _ := u.state()
 	if w == nil {
 		return store.FilteredCount{}, nqueens.Errorf(nqueens.EUNAVAILABLE, "the workers start once the database is reachable")
+	}
+	if w.apiOnly {
+		return store.FilteredCount{}, errAPIOnly
 	}
 	p := w.Precomputer()
 	if p == nil {
@@ -206,6 +248,12 @@ func (u *Startup) Close() {
 	st, w, _ := u.state()
 	if w != nil {
 		w.Stop()
+	}
+	u.mu.Lock()
+	replicas := u.replicas
+	u.mu.Unlock()
+	if replicas != nil {
+		replicas.Close()
 	}
 	if st != nil {
 		st.Close()

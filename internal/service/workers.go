@@ -80,10 +80,11 @@ func (j *Jobs) Shutdown() error {
 
 // serveWorkers are serve's workers: the engine, started, and the River UI.
 type serveWorkers struct {
-	jobs   *Jobs        // nil when the workers are off
-	schema *riverSchema // River's tables, which /readyz checks even then
-	logger *slog.Logger
-	cancel context.CancelFunc // ends the River UI's background work
+	jobs    *Jobs        // nil when the workers are off
+	apiOnly bool         // off by the settings: the process only reads (apionly.go)
+	schema  *riverSchema // River's tables, which /readyz checks even then
+	logger  *slog.Logger
+	cancel  context.CancelFunc // ends the River UI's background work
 }
 
 // startWorkers starts the workers of serve over st (applying River's

@@ -95,6 +95,12 @@ var _ store.Store[pgx.Tx] = (*queries)(nil)
 // Open connects, checks that the server answers (EUNAVAILABLE when it does
 // not) and applies the migrations unless told not to.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
+	return open(ctx, cfg, true)
+}
+
+// open is Open, with the check that the server answers only when ping
+// (a read replica may come up later: OpenReplicated).
+func open(ctx context.Context, cfg Config, ping bool) (*Store, error) {
 	if err := cfg.check(); err != nil {
 		return nil, nqueens.Errorf(nqueens.EINVALID, "postgres: %v", err)
 	}
@@ -112,9 +118,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, translate(err)
+	if ping {
+		if err := pool.Ping(ctx); err != nil {
+			pool.Close()
+			return nil, translate(err)
+		}
 	}
 	if !cfg.SkipMigrations {
 		if err := migrateUp(pc.ConnConfig); err != nil {

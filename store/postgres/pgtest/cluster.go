@@ -111,6 +111,11 @@ func (c *Cluster) command(program string, args ...string) error {
 // Debian installs them (/usr/lib/postgresql/VERSION/bin), the newest.
 func serverPrograms() (string, error) {
 	if p, err := osexec.LookPath("initdb"); err == nil {
+		// Its folder holds pg_ctl and pg_basebackup too, unless initdb
+		// alone was linked onto PATH.
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
 		return filepath.Dir(p), nil
 	}
 	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
@@ -156,4 +161,28 @@ func freePort(tb testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// NewReplica makes a streaming replica of c, which must be started, as
+// an operator would (pg_basebackup -R -X stream: a hot standby that
+// follows c from its base backup on): a cluster of the test's own on
+// another free port, created stopped, stopped and removed when the test
+// ends. initdb's defaults allow it: wal_level replica, wal senders, and
+// replication over 127.0.0.1 in trust.
+func (c *Cluster) NewReplica() *Cluster {
+	c.tb.Helper()
+	dir, err := os.MkdirTemp("", "nqueens-pgreplica-")
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	c.tb.Cleanup(func() { os.RemoveAll(dir) })
+	r := &Cluster{tb: c.tb, bin: c.bin, dir: dir, data: filepath.Join(dir, "data"), port: freePort(c.tb)}
+	if os.Geteuid() == 0 {
+		r.runAs = asPostgres(c.tb, dir)
+	}
+	r.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", r.port)
+	r.run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.port), "-U", "postgres",
+		"-D", r.data, "-R", "-X", "stream", "--checkpoint=fast", "--no-sync")
+	c.tb.Cleanup(func() { _ = r.pgCtl("stop", "-m", "immediate") })
+	return r
 }
