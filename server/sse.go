@@ -192,9 +192,11 @@ func (t *sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		}
 		return
 	}
-	responses, ctx := exec.DispatchOperation(ctx, rc)
+	// The operation's context may end with its operation (a query's
+	// time budget): only the stream's says whether the stream was cut.
+	responses, opCtx := exec.DispatchOperation(ctx, rc)
 	for {
-		resp := responses(ctx)
+		resp := responses(opCtx)
 		if resp == nil {
 			break
 		}
