@@ -436,7 +436,7 @@ type Server struct {
 	// streams are the event streams open (SSEMaxStreams, and
 	// SSEMaxStreamsPerClient each; sse.go).
 	streams *quota.Pool
-	answers    *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
+	answers *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
 	// answerCache keeps the bytes of answers that cannot change
 	// (answercache.go); nil when AnswerCacheBytes is 0.
 	answerCache *answerCache

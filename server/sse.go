@@ -293,4 +293,3 @@ func (st *sseStream) keepAlive(ctx context.Context, interval time.Duration) {
 		}
 	}
 }
-
