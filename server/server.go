@@ -1,5 +1,5 @@
 // Package server builds the HTTP side of the service: the GraphQL endpoint
-// (POST, GET and websocket at /graphql), the GraphiQL playground, /healthz,
+// (POST, GET, websocket and Server-Sent Events at /graphql), the GraphiQL playground, /healthz,
 // the /readyz handler (ready.go), and the limits, caching and CORS around
 // them. The resolvers and their
 // dependencies come from package graph; cmd/nqueens wires the two.
@@ -49,8 +49,9 @@ type Config struct {
 	// Graph configures the resolvers: store, precompute engine, admin
 	// token, page sizes, caches. Their logger is Logger.
 	Graph graph.Options
-	// RequestTimeout bounds each HTTP request (not websocket
-	// subscriptions); resolvers see it as their context's deadline.
+	// RequestTimeout bounds each HTTP request (not subscriptions, over a
+	// websocket or an event stream); resolvers see it as their context's
+	// deadline.
 	RequestTimeout time.Duration
 	// MaxBodyBytes bounds a POST body (at least 1 KiB); larger is 413.
 	// Websocket messages have their own bound, WSMaxMessageBytes.
@@ -523,9 +524,9 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 
 // Close ends the running subscriptions: every websocket is closed with
 // 1001 (going away), every event stream ends without "complete", and the
-// goroutines that follow boards for them end. Call it when shutting down, beside
-// http.Server.Shutdown, which waits for plain requests but not for
-// websockets.
+// goroutines that follow boards for them end. Call it when shutting down,
+// before http.Server.Shutdown, which waits for plain requests (event
+// streams among them) but not for websockets.
 func (s *Server) Close() {
 	s.close()
 	s.resolver.Close()
