@@ -162,12 +162,12 @@ func (t *sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 
+	// The rest of the connection is the stream's: each write moves the
+	// write deadline, which WriteTimeout would otherwise hold at the
+	// request's start. (Once the request is read, net/http reads on in the
+	// background without a deadline, so a client that closes its end
+	// ends the request's context.)
 	st := &sseStream{w: w, rc: http.NewResponseController(w), timeout: s.cfg.SSEWriteTimeout, cancel: cancel}
-	// The request is read: the rest of the connection is the stream's,
-	// bounded by its own deadlines instead of ReadTimeout and
-	// WriteTimeout. A client that closes its end still ends the request's
-	// context (net/http reads on in the background).
-	_ = st.rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", mediaEventStream)
 	h.Set("Cache-Control", "no-store")

@@ -177,12 +177,17 @@ func nextEvent(t *testing.T, s *apitest.EventStream) apitest.Event {
 }
 
 // TestSSEKeepAliveAndLifetime: a stream with nothing to say gets a
-// comment every keep-alive interval; at its longest life it ends without
-// "complete", a comment saying why, and its share is free again.
+// comment every keep-alive interval; it outlives the connection's read
+// and write timeouts (a quarter and half of its life here), which bound
+// requests, not streams; at its longest life it ends without "complete",
+// a comment saying why, and its share is free again.
 func TestSSEKeepAliveAndLifetime(t *testing.T) {
 	t.Parallel()
 	const keepAlive, life = 100 * time.Millisecond, 2 * time.Second
-	b := setupStore(t, func(c *server.Config) { c.SSEKeepAlive, c.SSEMaxDuration = keepAlive, life })
+	b := setupStore(t, func(c *server.Config) {
+		c.SSEKeepAlive, c.SSEMaxDuration = keepAlive, life
+		c.ReadTimeout, c.RequestTimeout, c.WriteTimeout = life/4, life/4, life/2
+	})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	start := time.Now()
