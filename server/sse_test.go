@@ -267,3 +267,61 @@ func TestSSEShutdown(t *testing.T) {
 		t.Errorf("the streams ended %s after Close", took)
 	}
 }
+
+// TestSSEStreamsTotalAndRateLimit: with 2 streams a client and 4 in all,
+// a client at its share has its next stream refused 429
+// STREAMS_PER_CLIENT; two clients at their shares fill the total, and a
+// third client's stream is refused 503 STREAMS_TOTAL, both with
+// Retry-After, before any stream starts; the third is served once one
+// stream closes. Each stream is a request for the rate limit: past its
+// burst a client's next stream is refused 429 RATE_LIMITED.
+func TestSSEStreamsTotalAndRateLimit(t *testing.T) {
+	t.Parallel()
+	b := setupStore(t, func(c *server.Config) {
+		c.SSEMaxStreams, c.SSEMaxStreamsPerClient = 4, 2
+		c.RateLimit, c.RateBurst = 0.01, 5
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	refused := func(c *apitest.Bundle, status int, code, says string) {
+		t.Helper()
+		s, err := c.OpenStream(ctx, apitest.Request{Query: endless})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var answer apitest.Response
+		body, _ := io.ReadAll(s.Resp.Body)
+		if err := json.Unmarshal(body, &answer); err != nil || s.Resp.StatusCode != status || s.Resp.Header.Get("Retry-After") == "" ||
+			answer.Code() != code || !strings.Contains(answer.Message(), says) {
+			t.Errorf("a stream past a bound: %d, Retry-After %q: %s; want %d %s saying %q", s.Resp.StatusCode, s.Resp.Header.Get("Retry-After"), body, status, code, says)
+		}
+	}
+	open := func(c *apitest.Bundle) *apitest.EventStream {
+		t.Helper()
+		s := c.Stream(t, ctx, apitest.Request{Query: endless})
+		if e := nextEvent(t, s); e.Name != "next" {
+			t.Fatalf("first: %+v", e)
+		}
+		return s
+	}
+	first, second, third := from(t, b, "127.0.0.41"), from(t, b, "127.0.0.42"), from(t, b, "127.0.0.43")
+	held := []*apitest.EventStream{open(first), open(first)}
+	refused(first, http.StatusTooManyRequests, "RATE_LIMITED", "your address has 2 event streams open")
+	held = append(held, open(second), open(second))
+	refused(third, http.StatusServiceUnavailable, "UNAVAILABLE", "the server has 4 event streams open")
+	held[0].Close()
+	eventually.True(t, 10*time.Second, func() string {
+		if n := pool(t, b, apierror.PoolStreams).Held(); n > 3 {
+			return fmt.Sprintf("%d streams held after one closed", n)
+		}
+		return ""
+	})
+	open(third)
+	// The first client has made 3 requests of its burst of 5: two more
+	// reach the streams' total, the next is past its rate limit.
+	for range 2 {
+		refused(first, http.StatusServiceUnavailable, "UNAVAILABLE", "the server has 4 event streams open")
+	}
+	refused(first, http.StatusTooManyRequests, "RATE_LIMITED", "too many requests from your address")
+}
