@@ -194,10 +194,12 @@ type SquareInput struct {
 	Col int `json:"col"`
 }
 
-// Live updates over a websocket at /graphql, speaking the GraphQL over
+// Live updates at /graphql, over a websocket speaking the GraphQL over
 // WebSocket protocol (subprotocol `graphql-transport-ws`, as the graphql-ws
 // client does; the older `graphql-ws` subprotocol is refused with close code
-// 4406).
+// 4406), or over Server-Sent Events: a POST (or GET) with `Accept:
+// text/event-stream`, one operation per request, as the graphql-sse client
+// does (the graphql-sse protocol's distinct connections mode).
 type Subscription struct {
 }
 

@@ -1,5 +1,5 @@
 // Package server builds the HTTP side of the service: the GraphQL endpoint
-// (POST, GET and websocket at /graphql), the GraphiQL playground, /healthz,
+// (POST, GET, websocket and Server-Sent Events at /graphql), the GraphiQL playground, /healthz,
 // the /readyz handler (ready.go), and the limits, caching and CORS around
 // them. The resolvers and their
 // dependencies come from package graph; cmd/nqueens wires the two.
@@ -49,8 +49,9 @@ type Config struct {
 	// Graph configures the resolvers: store, precompute engine, admin
 	// token, page sizes, caches. Their logger is Logger.
 	Graph graph.Options
-	// RequestTimeout bounds each HTTP request (not websocket
-	// subscriptions); resolvers see it as their context's deadline.
+	// RequestTimeout bounds each HTTP request (not subscriptions, over a
+	// websocket or an event stream); resolvers see it as their context's
+	// deadline.
 	RequestTimeout time.Duration
 	// MaxBodyBytes bounds a POST body (at least 1 KiB); larger is 413.
 	// Websocket messages have their own bound, WSMaxMessageBytes.
@@ -149,6 +150,21 @@ type Config struct {
 	// (1008). Between messages a socket may be silent.
 	WSMaxMessageBytes int64
 	WSMessageTimeout  time.Duration
+	// SSEMaxStreams bounds the event streams open at once (GraphQL over
+	// Server-Sent Events, sse.go: each holds a connection, its request's
+	// memory and a few goroutines for its operation's life), of which one
+	// client may hold SSEMaxStreamsPerClient (a larger share is the
+	// total); past either a request is refused before its stream starts,
+	// with Retry-After: 429 RATE_LIMITED for the client's share, 503
+	// UNAVAILABLE for the total.
+	SSEMaxStreams, SSEMaxStreamsPerClient int
+	// SSEKeepAlive is how often a stream with nothing to send gets a
+	// comment line, so that proxies keep it and a peer gone is noticed;
+	// SSEWriteTimeout how long the client may take to take an event or a
+	// comment before its stream is dropped; SSEMaxDuration how long a
+	// stream may live, after which it ends without "complete" and the
+	// client subscribes again.
+	SSEKeepAlive, SSEWriteTimeout, SSEMaxDuration time.Duration
 	// ExportStore is where GET /export/{n}.csv and .ndjson read the boards
 	// it holds done with their solutions; nil: the solver only.
 	ExportStore export.Store
@@ -280,6 +296,15 @@ func DefaultConfig() Config {
 		WSMaxMessageBytes: 64 << 10,
 		// 64 KiB takes 0.5 s at 1 Mbit/s.
 		WSMessageTimeout: 10 * time.Second,
+		// Event streams cost what websockets cost: the same numbers.
+		SSEMaxStreams:          500,
+		SSEMaxStreamsPerClient: 16,
+		// As the websockets' pings, and their pong timeout.
+		SSEKeepAlive:    15 * time.Second,
+		SSEWriteTimeout: 10 * time.Second,
+		// A board's progress is followed for minutes; an hour bounds how
+		// long one request holds its share, and clients resubscribe.
+		SSEMaxDuration: time.Hour,
 		// N=14 from the solver takes a tenth of a second; beyond it, the
 		// boards the store holds.
 		ExportSolverMaxN: 14,
@@ -372,6 +397,11 @@ func (c Config) Check() error {
 		configcheck.Positive("WSPongTimeout", c.WSPongTimeout),
 		configcheck.AtLeast("WSMaxMessageBytes", c.WSMaxMessageBytes, 1024),
 		configcheck.Positive("WSMessageTimeout", c.WSMessageTimeout),
+		configcheck.AtLeast("SSEMaxStreams", c.SSEMaxStreams, 1),
+		configcheck.AtLeast("SSEMaxStreamsPerClient", c.SSEMaxStreamsPerClient, 1),
+		configcheck.Positive("SSEKeepAlive", c.SSEKeepAlive),
+		configcheck.Positive("SSEWriteTimeout", c.SSEWriteTimeout),
+		configcheck.Positive("SSEMaxDuration", c.SSEMaxDuration),
 		configcheck.AtLeast("ExportSolverMaxN", c.ExportSolverMaxN, 0),
 		configcheck.AtLeast("ExportMaxConcurrent", c.ExportMaxConcurrent, 1),
 		configcheck.Between("ExportMaxPerClient", c.ExportMaxPerClient, 1, c.ExportMaxConcurrent, "at most ExportMaxConcurrent"),
@@ -410,7 +440,10 @@ type Server struct {
 	// WSMaxConnectionsPerClient each).
 	websockets *quota.Pool
 	ws         *wsTransport
-	answers    *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
+	// streams are the event streams open (SSEMaxStreams, and
+	// SSEMaxStreamsPerClient each; sse.go).
+	streams *quota.Pool
+	answers *quota.Pool // turns to compute heavy answers (AnswerSlots; turns.go)
 	// answerCache keeps the bytes of answers that cannot change
 	// (answercache.go); nil when AnswerCacheBytes is 0.
 	answerCache *answerCache
@@ -462,6 +495,7 @@ func New(cfg Config) (*Server, error) {
 	s.conns = newConnections(cfg)
 	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
+	s.streams = quota.New(apierror.PoolStreams, int64(min(cfg.SSEMaxStreamsPerClient, cfg.SSEMaxStreams)), int64(cfg.SSEMaxStreams))
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
 	s.mux.HandleFunc("GET /graphql/schema.graphql", s.serveSchema()) // schema.go
@@ -497,9 +531,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // Close ends the running subscriptions: every websocket is closed with
-// 1001 (going away), and the goroutines that follow boards for them end. Call it when shutting down, beside
-// http.Server.Shutdown, which waits for plain requests but not for
-// websockets.
+// 1001 (going away), every event stream ends without "complete", and the
+// goroutines that follow boards for them end. Call it when shutting down,
+// before http.Server.Shutdown, which waits for plain requests (event
+// streams among them) but not for websockets.
 func (s *Server) Close() {
 	s.close()
 	s.resolver.Close()
@@ -509,7 +544,7 @@ func (s *Server) Close() {
 // share per client and its total (for metrics: what is held, what waits,
 // what was refused).
 func (s *Server) Pools() []*quota.Pool {
-	pools := []*quota.Pool{s.conns.pool, s.websockets, s.exports, s.memory, s.answers, s.solver.Queue()}
+	pools := []*quota.Pool{s.conns.pool, s.websockets, s.streams, s.exports, s.memory, s.answers, s.solver.Queue()}
 	if s.compress != nil {
 		pools = append(pools, s.compress.slots)
 	}
@@ -538,6 +573,9 @@ func (s *Server) newGraphQL() *handler.Server {
 
 	s.ws = s.newWebsocketTransport()
 	srv.AddTransport(s.ws) // graphql-transport-ws (websocket.go)
+	// GraphQL over Server-Sent Events (sse.go): before the HTTP
+	// transports, which would answer its POSTs and GETs with JSON.
+	srv.AddTransport(&sseTransport{s: s, schema: schema.Schema()})
 	srv.AddTransport(transport.Options{AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions}})
 	// GraphQL over HTTP, as transport.GET and transport.POST do it but to
 	// the letter of the spec, with messages that say what is allowed, and
@@ -631,6 +669,12 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		s.gql.ServeHTTP(w, r.WithContext(ctx))
 		return
 	}
+	if wantsEventStream(r) {
+		// An event stream lives as long as its operation (sse.go): no
+		// request timeout, no compression, no answer cache.
+		s.gql.ServeHTTP(w, r.WithContext(ctx))
+		return
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodPost:
 	case http.MethodOptions:
@@ -653,42 +697,17 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	}
 	defer hold.Release()
 	ctx = s.withAdmission(ctx, hold)
-	if r.Method == http.MethodPost {
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mt != mediaJSON {
-			got := "no Content-Type"
-			if ct := r.Header.Get("Content-Type"); ct != "" {
-				got = "Content-Type " + quoteShort(ct)
-			}
-			s.fail(w, r, http.StatusUnsupportedMediaType, apierror.BadUserInput, "",
-				got+" is not supported; send a JSON body with Content-Type: application/json")
-			return
-		}
-		body := getBuffer()
-		defer putBuffer(body)
-		_, err = body.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				s.fail(w, r, http.StatusRequestEntityTooLarge, apierror.BadUserInput, apierror.ReasonBodySize,
-					fmt.Sprintf("the request body is larger than %d bytes, the most this server reads", s.cfg.MaxBodyBytes))
-				return
-			}
-			s.fail(w, r, http.StatusBadRequest, apierror.BadUserInput, "", "the request body could not be read")
-			return
-		}
-		r.Body = &requestBody{Reader: bytes.NewReader(body.Bytes()), b: body.Bytes()}
-	} else if int64(len(r.URL.RawQuery)) > s.cfg.MaxBodyBytes {
-		s.fail(w, r, http.StatusRequestURITooLong, apierror.BadUserInput, apierror.ReasonBodySize,
-			fmt.Sprintf("the query string is longer than %d bytes; send large requests with POST", s.cfg.MaxBodyBytes))
+	body := getBuffer()
+	defer putBuffer(body)
+	if !s.readRequest(w, r, body) {
 		return
 	}
 
-	var body []byte
+	var posted []byte
 	if rb, ok := r.Body.(*requestBody); ok {
-		body = rb.b
+		posted = rb.b
 	}
-	key, cacheable := s.answerCache.keyOf(r, body)
+	key, cacheable := s.answerCache.keyOf(r, posted)
 	if cacheable && s.serveCachedAnswer(w, r, key, hold) {
 		return
 	}
@@ -715,6 +734,44 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	if !tee.over {
 		s.keepAnswer(r, client, key, tee.status, w.Header(), tee.buf.Bytes(), hint)
 	}
+}
+
+// readRequest reads a POST's JSON body into body, within MaxBodyBytes,
+// and puts it in place of r.Body (a *requestBody); a GET's query string is
+// checked against the same bound. False when it answered instead: 415 for
+// a body that is not JSON, 413 or 414 past the bound, 400 for a body that
+// could not be read.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) bool {
+	if r.Method != http.MethodPost {
+		if int64(len(r.URL.RawQuery)) > s.cfg.MaxBodyBytes {
+			s.fail(w, r, http.StatusRequestURITooLong, apierror.BadUserInput, apierror.ReasonBodySize,
+				fmt.Sprintf("the query string is longer than %d bytes; send large requests with POST", s.cfg.MaxBodyBytes))
+			return false
+		}
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != mediaJSON {
+		got := "no Content-Type"
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			got = "Content-Type " + quoteShort(ct)
+		}
+		s.fail(w, r, http.StatusUnsupportedMediaType, apierror.BadUserInput, "",
+			got+" is not supported; send a JSON body with Content-Type: application/json")
+		return false
+	}
+	if _, err := body.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			s.fail(w, r, http.StatusRequestEntityTooLarge, apierror.BadUserInput, apierror.ReasonBodySize,
+				fmt.Sprintf("the request body is larger than %d bytes, the most this server reads", s.cfg.MaxBodyBytes))
+			return false
+		}
+		s.fail(w, r, http.StatusBadRequest, apierror.BadUserInput, "", "the request body could not be read")
+		return false
+	}
+	r.Body = &requestBody{Reader: bytes.NewReader(body.Bytes()), b: body.Bytes()}
+	return true
 }
 
 // runGraphQL runs a request through gqlgen. A POST's answer goes to the

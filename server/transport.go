@@ -148,13 +148,13 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, sch
 	if r.Method == http.MethodGet && rc.Operation.Operation != ast.Query {
 		w.Header().Set("Allow", http.MethodPost)
 		answer(w, r, exec, graphql.WithOperationContext(ctx, rc), http.StatusMethodNotAllowed,
-			&gqlerror.Error{Message: "GET answers queries only; send mutations with POST (and subscriptions over a websocket)",
+			&gqlerror.Error{Message: "GET answers queries only; send mutations with POST (and subscriptions over a websocket, or with Accept: text/event-stream)",
 				Extensions: map[string]any{"code": string(apierror.BadUserInput)}})
 		return
 	}
 	if rc.Operation.Operation == ast.Subscription {
 		answer(w, r, exec, graphql.WithOperationContext(ctx, rc), http.StatusBadRequest,
-			&gqlerror.Error{Message: "subscriptions run over a websocket at /graphql (subprotocol graphql-transport-ws), not over HTTP; send queries and mutations here",
+			&gqlerror.Error{Message: "subscriptions run over a websocket at /graphql (subprotocol graphql-transport-ws) or as an event stream (this request with Accept: text/event-stream), not as one JSON answer; send queries and mutations here",
 				Extensions: map[string]any{"code": string(apierror.BadUserInput)}})
 		return
 	}

@@ -13,6 +13,7 @@ import (
 const (
 	PoolConnections = "connections"
 	PoolWebsockets  = "websockets"
+	PoolStreams     = "streams"
 	PoolExports     = "exports"
 	PoolMemory      = "memory"
 	PoolSolver      = "solver"
@@ -28,6 +29,7 @@ var poolWords = map[string]struct {
 }{
 	PoolConnections: {"connections open", time.Second},
 	PoolWebsockets:  {"websockets open", 5 * time.Second},
+	PoolStreams:     {"event streams open", 5 * time.Second},
 	PoolExports:     {"exports running", 10 * time.Second},
 	PoolSolver:      {"searches waiting for the solver or running on it", time.Second},
 	PoolAnswers:     {"heavy answers being computed", time.Second},
