@@ -32,6 +32,7 @@ import (
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
@@ -191,6 +192,10 @@ type Config struct {
 	OnOperation func(Operation)
 	// Logger receives one line per request (requestlog.go) and the errors.
 	Logger *slog.Logger
+	// TracerProvider makes the spans of requests, GraphQL operations and
+	// their root fields (tracing.go); nil: none are made, not even no-op
+	// ones (serve gives the no-op provider when tracing is off).
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultConfig is the configuration serve starts with (its flags take
@@ -478,6 +483,9 @@ func New(cfg Config) (*Server, error) {
 		}).Handler(h)
 	}
 	s.handler = logRequests(cfg.Logger, h)
+	if cfg.TracerProvider != nil {
+		s.handler = traceRequests(cfg.TracerProvider, s.handler)
+	}
 	return s, nil
 }
 
@@ -551,6 +559,9 @@ func (s *Server) newGraphQL() *handler.Server {
 		PageSize: cfg.Graph.DefaultPageSize, MaxPageSize: cfg.Graph.MaxPageSize, ArgumentError: s.resolver.ArgumentError})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
+	if cfg.TracerProvider != nil {
+		srv.Use(newOperationTracer(cfg.TracerProvider))
+	}
 
 	// Each operation shares its solver budget between its fields (and
 	// computes identical ones once). Queries and mutations sent over a

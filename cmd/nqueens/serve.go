@@ -197,6 +197,11 @@ func runServe(ctx context.Context, args []string, c console) error {
 	budget := o.budget
 
 	logger := o.log.logger(c.stderr)
+	tr, stopTracing, err := startTracing(ctx, c, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// The runtime's soft limit and GOGC, for as long as serve runs (the
 	// tests run it in their own process).
 	defer budget.Apply()()
@@ -228,6 +233,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// startup is set up, so the hook reads it late).
 	var served atomic.Pointer[server.Server]
 	engineCfg := engineConfig(o.workers, logger)
+	engineCfg.TracerProvider = tr.TracerProvider()
 	engineCfg.OnBoardChanged = func(n int) {
 		if srv := served.Load(); srv != nil {
 			srv.Resolver().PokeBoard(n)
@@ -251,6 +257,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	cfg.Graph.OnCacheLookup = m.CacheLookup
 	cfg.OnOperation = m.Operation
 	cfg.Logger = logger
+	cfg.TracerProvider = tr.TracerProvider()
 
 	srv, err := server.New(*cfg)
 	if err != nil {

@@ -63,9 +63,16 @@ func runWorker(ctx context.Context, args []string, c console) error {
 	}
 
 	logger := o.log.logger(c.stderr)
+	tr, stopTracing, err := startTracing(ctx, c, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	workers := engineConfig(o.workers, logger)
+	workers.TracerProvider = tr.TracerProvider()
 	// An unreachable database is waited for; a signal meanwhile ends the
 	// worker as cleanly as one later.
-	st, j, err := service.StartWhenReachable(ctx, db, o.migrate, engineConfig(o.workers, logger))
+	st, j, err := service.StartWhenReachable(ctx, db, o.migrate, workers)
 	if err != nil {
 		if ctx.Err() != nil {
 			logger.Info("stopped before the database was reachable")

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
@@ -42,6 +43,9 @@ type Config struct {
 	// Observe, when not nil, is told of every call of the store (its
 	// method, duration and error): the metrics' way in.
 	Observe store.Observer
+	// TracerProvider, when not nil, makes a span of each statement run
+	// within a span being recorded (tracer.go).
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultConfig is the configuration the commands open Postgres with,
@@ -107,6 +111,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if !strings.Contains(cfg.URL, "connect_timeout") {
 		pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
+	}
+	if cfg.TracerProvider != nil {
+		pc.ConnConfig.Tracer = newQueryTracer(cfg.TracerProvider)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
