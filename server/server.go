@@ -33,6 +33,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
@@ -559,7 +560,7 @@ func (s *Server) newGraphQL() *handler.Server {
 		PageSize: cfg.Graph.DefaultPageSize, MaxPageSize: cfg.Graph.MaxPageSize, ArgumentError: s.resolver.ArgumentError})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
-	if cfg.TracerProvider != nil {
+	if _, off := cfg.TracerProvider.(noop.TracerProvider); cfg.TracerProvider != nil && !off {
 		srv.Use(newOperationTracer(cfg.TracerProvider))
 	}
 

@@ -11,7 +11,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/nqueens/nqueens/internal/tracing"
 )
@@ -24,7 +26,20 @@ const tracerName = "github.com/nqueens/nqueens/server"
 // around everything else, request log included, so that refusals (rate
 // limit, admission, bad input) and answers from the answer cache have
 // their span and status too. Probes and scrapes (quietPaths) make none.
+//
+// With the no-op provider (tracing off) only the incoming trace context is
+// read, when there is one, so that log lines still carry the caller's
+// trace id: otelhttp's attributes and wrappers would cost allocations
+// for spans that record nothing.
 func traceRequests(tp trace.TracerProvider, next http.Handler) http.Handler {
+	if _, off := tp.(noop.TracerProvider); off {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Traceparent") != "" {
+				r = r.WithContext(tracing.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 	return otelhttp.NewHandler(next, "http.server",
 		otelhttp.WithTracerProvider(tp),
 		otelhttp.WithPropagators(tracing.Propagator),
