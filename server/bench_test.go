@@ -107,9 +107,9 @@ func BenchmarkPageOverhead(b *testing.B) { benchPage(b, nil) }
 // an exporter that drops them): off must cost nothing measurable over
 // none (docs/PERFORMANCE.md, "Tracing").
 func BenchmarkPageTracing(b *testing.B) {
-	b.Run("none", func(b *testing.B) { benchPage(b, nil) })
-	b.Run("off", func(b *testing.B) { benchPage(b, noop.NewTracerProvider()) })
-	b.Run("on", func(b *testing.B) {
+	b.Run("tracing=none", func(b *testing.B) { benchPage(b, nil) })
+	b.Run("tracing=off", func(b *testing.B) { benchPage(b, noop.NewTracerProvider()) })
+	b.Run("tracing=on", func(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 		defer tp.Shutdown(context.Background())
 		benchPage(b, tp)
@@ -118,11 +118,12 @@ func BenchmarkPageTracing(b *testing.B) {
 
 // BenchmarkPageTracingHandler is BenchmarkPageTracing without the network:
 // the request goes to the server's handler in the benchmark's goroutine,
-// so that what remains is the handler's own CPU, tracing's included.
+// and the answer cache is off, so that what remains is the handler's own
+// CPU for a page, tracing's included.
 func BenchmarkPageTracingHandler(b *testing.B) {
-	b.Run("none", func(b *testing.B) { benchPageHandler(b, nil) })
-	b.Run("off", func(b *testing.B) { benchPageHandler(b, noop.NewTracerProvider()) })
-	b.Run("on", func(b *testing.B) {
+	b.Run("tracing=none", func(b *testing.B) { benchPageHandler(b, nil) })
+	b.Run("tracing=off", func(b *testing.B) { benchPageHandler(b, noop.NewTracerProvider()) })
+	b.Run("tracing=on", func(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 		defer tp.Shutdown(context.Background())
 		benchPageHandler(b, tp)
@@ -135,6 +136,8 @@ func benchPageHandler(b *testing.B, tp trace.TracerProvider) {
 		c.Graph.Boards, c.Graph.Stored = src, src
 		c.Graph.PageCacheBytes = 0
 		c.Logger = slog.New(slog.DiscardHandler)
+		// Each request runs its operation, spans and all.
+		c.AnswerCacheBytes = 0
 		c.TracerProvider = tp
 	}).Server
 	b.ReportAllocs()
