@@ -39,6 +39,7 @@ import (
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -109,9 +110,10 @@ type Config struct {
 	// instead of at their next look at the store).
 	OnBoardChanged func(n int)
 	Logger         *slog.Logger
-	// TracerProvider, when not nil, makes a span of each job worked and
-	// of each insertion of jobs (River's OpenTelemetry middleware,
-	// otelriver); a job's span links to the span that asked for it.
+	// TracerProvider, unless nil or the no-op one, makes a span of each
+	// job worked and of each insertion of jobs (River's OpenTelemetry
+	// middleware, otelriver); a job's span links to the span that asked
+	// for it.
 	TracerProvider trace.TracerProvider
 }
 
@@ -208,7 +210,7 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store[TTx], driver T
 	river.AddWorker(workers, &chunkWorker[TTx, TDriver]{e: e})
 	river.AddWorker(workers, &filteredChunkWorker[TTx, TDriver]{e: e})
 	var middleware []rivertype.Middleware
-	if cfg.TracerProvider != nil {
+	if tracing.Records(cfg.TracerProvider) {
 		middleware = append(middleware, otelriver.NewMiddleware(&otelriver.MiddlewareConfig{
 			TracerProvider: cfg.TracerProvider, EnableTracePropagation: true, EnableWorkSpanJobKindSuffix: true,
 			// The metrics are Prometheus's (/metrics).

@@ -33,7 +33,6 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
@@ -41,6 +40,7 @@ import (
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/internal/solverpool"
+	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/web"
 )
 
@@ -194,8 +194,9 @@ type Config struct {
 	// Logger receives one line per request (requestlog.go) and the errors.
 	Logger *slog.Logger
 	// TracerProvider makes the spans of requests, GraphQL operations and
-	// their root fields (tracing.go); nil: none are made, not even no-op
-	// ones (serve gives the no-op provider when tracing is off).
+	// their root fields (tracing.go). The no-op provider (serve's when
+	// tracing is off) makes none, but an incoming traceparent is read for
+	// the log lines; nil: not even that.
 	TracerProvider trace.TracerProvider
 }
 
@@ -560,7 +561,7 @@ func (s *Server) newGraphQL() *handler.Server {
 		PageSize: cfg.Graph.DefaultPageSize, MaxPageSize: cfg.Graph.MaxPageSize, ArgumentError: s.resolver.ArgumentError})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
-	if _, off := cfg.TracerProvider.(noop.TracerProvider); cfg.TracerProvider != nil && !off {
+	if tracing.Records(cfg.TracerProvider) {
 		srv.Use(newOperationTracer(cfg.TracerProvider))
 	}
 

@@ -13,7 +13,6 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/nqueens/nqueens/internal/tracing"
 )
@@ -32,7 +31,7 @@ const tracerName = "github.com/nqueens/nqueens/server"
 // trace id: otelhttp's attributes and wrappers would cost allocations
 // for spans that record nothing.
 func traceRequests(tp trace.TracerProvider, next http.Handler) http.Handler {
-	if _, off := tp.(noop.TracerProvider); off {
+	if !tracing.Records(tp) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Traceparent") != "" {
 				r = r.WithContext(tracing.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))

@@ -1,13 +1,18 @@
 package server_test
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/server"
 )
@@ -43,4 +48,31 @@ func TestTracingOffKeepsCallersTrace(t *testing.T) {
 	if !strings.Contains(b.Logs.String(), "operation=Traced") || !strings.Contains(b.Logs.String(), "operation=Untraced") {
 		t.Errorf("request lines missing:\n%s", b.Logs.String())
 	}
+}
+
+// TestTracingWebsocket: with tracing on, a websocket still upgrades
+// through the HTTP span's wrapper, and a query sent over it has its
+// operation span; the socket's own span ends when it closes.
+func TestTracingWebsocket(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	b := apitest.Setup(t, func(cfg *server.Config) { cfg.TracerProvider = tp })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	sub := b.Subscribe(t, ctx, "query OverSocket { __typename }", nil)
+	if m := sub.Read(t); m.Type != "next" || !strings.Contains(string(m.Payload), `"__typename":"Query"`) {
+		t.Fatalf("the query's answer: %+v", m)
+	}
+	sub.Close()
+	eventually.True(t, time.Minute, func() string {
+		var names []string
+		for _, s := range spans.GetSpans() {
+			names = append(names, s.Name)
+		}
+		if got := strings.Join(names, ", "); !strings.Contains(got, "query OverSocket") || !strings.Contains(got, "GET /graphql") {
+			return "spans: " + got + "; want the operation's and the socket's"
+		}
+		return ""
+	})
 }

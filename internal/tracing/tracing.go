@@ -137,6 +137,14 @@ func cmpOr(s, dflt string) string {
 	return s
 }
 
+// Records reports whether tp may record spans: it is neither nil nor the
+// no-op provider. The packages that make spans install nothing when it
+// does not, so that tracing off costs nothing.
+func Records(tp trace.TracerProvider) bool {
+	_, off := tp.(noop.TracerProvider)
+	return tp != nil && !off
+}
+
 // On reports whether spans are recorded and exported.
 func (t *Tracing) On() bool { return t.sdk != nil }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
 )
@@ -43,8 +44,8 @@ type Config struct {
 	// Observe, when not nil, is told of every call of the store (its
 	// method, duration and error): the metrics' way in.
 	Observe store.Observer
-	// TracerProvider, when not nil, makes a span of each statement run
-	// within a span being recorded (tracer.go).
+	// TracerProvider, unless nil or the no-op one, makes a span of each
+	// statement run within a span being recorded (tracer.go).
 	TracerProvider trace.TracerProvider
 }
 
@@ -112,7 +113,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if !strings.Contains(cfg.URL, "connect_timeout") {
 		pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
 	}
-	if cfg.TracerProvider != nil {
+	if tracing.Records(cfg.TracerProvider) {
 		pc.ConnConfig.Tracer = newQueryTracer(cfg.TracerProvider)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)

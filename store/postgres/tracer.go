@@ -62,6 +62,9 @@ func end(ctx context.Context, tag pgconn.CommandTag, err error) {
 }
 
 func (t queryTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx // before operationOf, which allocates
+	}
 	op := operationOf(data.SQL)
 	return t.start(ctx, op, attribute.String("db.operation.name", op), attribute.String("db.query.text", data.SQL))
 }
