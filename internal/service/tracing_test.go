@@ -28,7 +28,9 @@ import (
 // makes HTTP → GraphQL operation → root field → SQL spans, each the child
 // of the one before, all in the incoming trace; the operation's span
 // carries its name but neither its document nor its variables, and the
-// request's log line carries the trace id.
+// request's log line carries the trace id. A precompute mutation's trace
+// holds the insertion of its job, whose span, in a trace of its own,
+// links back to it.
 func TestTracePageRequest(t *testing.T) {
 	t.Parallel()
 	u, _ := pgtest.Schema(t)
@@ -46,6 +48,7 @@ func TestTracePageRequest(t *testing.T) {
 		cfg.Graph.Boards, cfg.Graph.Stored, cfg.Graph.Plans, cfg.Graph.Precompute = up.Store(), up.Store(), up, up
 		cfg.Logger = slog.New(tracing.LogHandler(cfg.Logger.Handler()))
 		cfg.TracerProvider = tp
+		cfg.Graph.AdminToken = "s3cret"
 	})
 	if err := up.Run(t.Context()); err != nil {
 		t.Fatal(err)
@@ -131,6 +134,30 @@ func TestTracePageRequest(t *testing.T) {
 	if !strings.Contains(line, "trace_id="+traceID.String()) || !strings.Contains(line, "span_id="+httpSpan.SpanContext.SpanID().String()) {
 		t.Errorf("request log line %q: want trace_id=%s span_id=%s", line, traceID, httpSpan.SpanContext.SpanID())
 	}
+
+	asked, _ := trace.TraceIDFromHex("0af7651916cd43dd8448eb211c80319c")
+	r = b.Post(t, apitest.Request{Query: `mutation AskNine { precompute(n: 9) { n } }`},
+		"Authorization", "Bearer s3cret", "traceparent", "00-"+asked.String()+"-b7ad6b7169203331-01")
+	if r.Status != 200 || len(r.Errors) > 0 {
+		t.Fatalf("precompute: %d %s", r.Status, r.Raw)
+	}
+	eventually.True(t, time.Minute, func() string {
+		var inserted, linked bool
+		for _, s := range spans.GetSpans() {
+			if s.Name == "river.insert_many" && s.SpanContext.TraceID() == asked {
+				inserted = true
+			}
+			for _, l := range s.Links {
+				if s.Name == "river.work/board" && l.SpanContext.TraceID() == asked {
+					linked = s.SpanContext.TraceID() != asked
+				}
+			}
+		}
+		if !inserted || !linked {
+			return fmt.Sprintf("insertion in the mutation's trace %v, board job linked to it %v; spans: %s", inserted, linked, names(spans.GetSpans()))
+		}
+		return ""
+	})
 }
 
 func attr(s tracetest.SpanStub, key string) string {
