@@ -151,7 +151,7 @@ func (o *serveOptions) settings() []setting {
 func runServe(ctx context.Context, args []string, c console) error {
 	o := newServeOptions()
 	t := newSettings("serve", o.settings())
-	pos, err := t.parse(args, c, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.")
+	pos, err := t.parse(args, c, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\n"+tracingUsage+"\nEach flag's environment twin ($…) sets its default; the flag given wins.")
 	if errors.Is(err, errHelp) {
 		return nil
 	}

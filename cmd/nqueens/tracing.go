@@ -9,6 +9,9 @@ import (
 	"github.com/nqueens/nqueens/internal/tracing"
 )
 
+// tracingUsage is what serve's and worker's help say of tracing.
+const tracingUsage = "Tracing: OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 sends OpenTelemetry spans over OTLP/HTTP;\nunset, tracing is off (docs/OPERATIONS.md, \"Tracing\")."
+
 // tracingShutdownTimeout bounds the export of the last spans on exit: a
 // collector that does not answer must not hold the process.
 const tracingShutdownTimeout = 5 * time.Second

@@ -43,7 +43,7 @@ func (o *workerOptions) settings() []setting {
 func runWorker(ctx context.Context, args []string, c console) error {
 	o := newWorkerOptions()
 	t := newSettings("worker", o.settings())
-	pos, err := t.parse(args, c, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".")
+	pos, err := t.parse(args, c, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".\n"+tracingUsage)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
