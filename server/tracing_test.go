@@ -76,3 +76,42 @@ func TestTracingWebsocket(t *testing.T) {
 		return ""
 	})
 }
+
+// TestTracingRefusals: a request refused by the rate limit, and one
+// answered from the answer cache, still have their HTTP span, with their
+// status; the refused one has no operation span (it never ran).
+func TestTracingRefusals(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	b := apitest.Setup(t, func(cfg *server.Config) {
+		cfg.TracerProvider = tp
+		// A burst of 2 and then one request a minute.
+		cfg.RateLimit, cfg.RateBurst = 1.0/60, 2
+	})
+	req := apitest.Request{Query: "query Cached { count(n: 6) { total } }"}
+	statuses := []int{}
+	for range 3 {
+		statuses = append(statuses, b.Post(t, req).Status)
+	}
+	if statuses[0] != 200 || statuses[1] != 200 || statuses[2] != 429 {
+		t.Fatalf("statuses %v, want 200, 200 (from the answer cache), 429", statuses)
+	}
+	var https []string
+	ops := 0
+	for _, s := range spans.GetSpans() {
+		switch s.Name {
+		case "POST /graphql":
+			for _, kv := range s.Attributes {
+				if kv.Key == "http.response.status_code" {
+					https = append(https, kv.Value.String())
+				}
+			}
+		case "query Cached":
+			ops++
+		}
+	}
+	if strings.Join(https, ",") != "200,200,429" || ops != 1 {
+		t.Errorf("HTTP spans' statuses %v, operation spans %d; want 200,200,429 and one (the cached answer and the refusal ran nothing)", https, ops)
+	}
+}
