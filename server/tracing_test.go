@@ -115,3 +115,34 @@ func TestTracingRefusals(t *testing.T) {
 		t.Errorf("HTTP spans' statuses %v, operation spans %d; want 200,200,429 and one (the cached answer and the refusal ran nothing)", https, ops)
 	}
 }
+
+// TestTracingBoundsAttributes attacks the spans' memory: a request with
+// a User-Agent and a path of 12 KiB each (within --max-header-bytes) has
+// them in its span cut to tracing.MaxAttributeBytes, so that the spans
+// waiting for export hold kilobytes each, not what clients send.
+func TestTracingBoundsAttributes(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := tracing.NewTracerProvider(sdktrace.WithSyncer(spans))
+	b := apitest.Setup(t, func(cfg *server.Config) { cfg.TracerProvider = tp })
+	long := strings.Repeat("x", 12<<10) // both within the default 32 KiB of headers
+	r := b.Raw(t, "GET", b.Base+"/"+long, nil, "User-Agent", long)
+	if r.Status != 404 && r.Status != 200 {
+		t.Fatalf("GET of a long path: %d", r.Status)
+	}
+	got := spans.GetSpans()
+	if len(got) != 1 {
+		t.Fatalf("%d spans, want the request's", len(got))
+	}
+	seen := 0
+	for _, kv := range got[0].Attributes {
+		if v := kv.Value.String(); len(v) > tracing.MaxAttributeBytes {
+			t.Errorf("attribute %s holds %d bytes, more than %d", kv.Key, len(v), tracing.MaxAttributeBytes)
+		} else if strings.HasPrefix(strings.TrimPrefix(v, "/"), "xxxx") {
+			seen++
+		}
+	}
+	if seen != 2 {
+		t.Errorf("the path and the User-Agent are not both in the span, cut: %v", got[0].Attributes)
+	}
+}

@@ -91,8 +91,28 @@ func Setup(ctx context.Context, lookupEnv func(string) (string, bool), version s
 	// Export errors (a collector down) are the process's to log, once
 	// each, not the SDK's to print on stderr in its own format.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Warn("tracing: spans not exported", "error", err) }))
-	sdk := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	sdk := NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return &Tracing{provider: sdk, sdk: sdk, endpoint: endpoint}, nil
+}
+
+// MaxAttributeBytes bounds the value of each attribute of a span unless
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise: a client's
+// headers (its User-Agent, up to --max-header-bytes) and path go into the
+// request's span, and the spans waiting for export (2048 at most,
+// OTEL_BSP_MAX_QUEUE_SIZE) must not hold megabytes of them. The longest
+// value of our own, a statement's text, is well under it.
+const MaxAttributeBytes = 2048
+
+// NewTracerProvider is the SDK's tracer provider with this service's
+// bounds (MaxAttributeBytes, and the SDK's own on attributes, events and
+// links per span) and opts: Setup's, with the OTLP exporter, and the
+// tests', with exporters of their own.
+func NewTracerProvider(opts ...sdktrace.TracerProviderOption) *sdktrace.TracerProvider {
+	limits := sdktrace.NewSpanLimits()
+	if limits.AttributeValueLengthLimit < 0 {
+		limits.AttributeValueLengthLimit = MaxAttributeBytes
+	}
+	return sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{sdktrace.WithRawSpanLimits(limits)}, opts...)...)
 }
 
 // endpointOf is where spans go ("" for nowhere) as the variables say.
