@@ -167,3 +167,36 @@ func TestServeBadTracingSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerExportsSpans runs worker with OTEL_EXPORTER_OTLP_ENDPOINT
+// naming the test's receiver: the jobs of a board asked for by precompute
+// arrive there as River job spans, and the worker's statements with them.
+func TestWorkerExportsSpans(t *testing.T) {
+	t.Parallel()
+	rc, endpoint := newOTLPReceiver(t)
+	u, _ := pgtest.Schema(t)
+	w := background(t, []string{"DATABASE_URL=" + u, "OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint}, "worker", "--workers", "1")
+	w.waitFor(t, time.Minute, "worker started")
+	if r := nqueensEnv(t, []string{"DATABASE_URL=" + u}, "precompute", "6"); r.code != 0 {
+		t.Fatalf("precompute 6: exit %d\n%s", r.code, r.stderr)
+	}
+	eventually.True(t, time.Minute, func() string {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		var all []string
+		for _, names := range rc.spans {
+			all = append(all, names...)
+		}
+		got := strings.Join(all, ", ")
+		for _, want := range []string{"river.work/board", "river.work/chunk", "INSERT"} {
+			if !strings.Contains(got, want) {
+				return "spans so far: " + got + "; want " + want
+			}
+		}
+		if !rc.services["nqueens"] {
+			return "no span of service nqueens"
+		}
+		return ""
+	})
+	w.stop(t)
+}
