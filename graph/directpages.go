@@ -27,9 +27,12 @@ import (
 // goes to gqlgen (next): the document has been parsed, validated and priced
 // before either runs, so every limit holds the same way for both.
 // Answered counts the operations answered here (for tests and metrics).
+// TraceRoot, when set, starts the span of the root field's resolver, as
+// the tracing extension does for gqlgen's fields.
 type DirectPages struct {
-	Resolver *Resolver
-	Answered atomic.Int64
+	Resolver  *Resolver
+	TraceRoot func(ctx context.Context, object string, f *ast.Field) (context.Context, func(error))
+	Answered  atomic.Int64
 }
 
 var (
@@ -155,7 +158,12 @@ func (d *DirectPages) answer(ctx context.Context, root *ast.Field, vars map[stri
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return nil, false
 	}
-	conn, err := d.Resolver.connection(ctx, n, root.Name == "uniqueSolutions", nil, first, after, last, before, nil)
+	rctx, end := ctx, func(error) {}
+	if d.TraceRoot != nil {
+		rctx, end = d.TraceRoot(ctx, "Query", root)
+	}
+	conn, err := d.Resolver.connection(rctx, n, root.Name == "uniqueSolutions", nil, first, after, last, before, nil)
+	end(err)
 	if err != nil || conn == nil {
 		return nil, false
 	}

@@ -32,9 +32,14 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/riverqueue/rivercontrib/otelriver"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
 )
@@ -105,6 +110,11 @@ type Config struct {
 	// instead of at their next look at the store).
 	OnBoardChanged func(n int)
 	Logger         *slog.Logger
+	// TracerProvider, unless nil or the no-op one, makes a span of each
+	// job worked and of each insertion of jobs (River's OpenTelemetry
+	// middleware, otelriver); a job's span links to the span that asked
+	// for it.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultConfig is the configuration the commands start with (their
@@ -199,7 +209,16 @@ func New[TTx any, TDriver riverdriver.Driver[TTx]](st store.Store[TTx], driver T
 	river.AddWorker(workers, &boardWorker[TTx]{e: e})
 	river.AddWorker(workers, &chunkWorker[TTx, TDriver]{e: e})
 	river.AddWorker(workers, &filteredChunkWorker[TTx, TDriver]{e: e})
+	var middleware []rivertype.Middleware
+	if tracing.Records(cfg.TracerProvider) {
+		middleware = append(middleware, otelriver.NewMiddleware(&otelriver.MiddlewareConfig{
+			TracerProvider: cfg.TracerProvider, EnableTracePropagation: true, EnableWorkSpanJobKindSuffix: true,
+			// The metrics are Prometheus's (/metrics).
+			MeterProvider: metricnoop.NewMeterProvider(),
+		}))
+	}
 	client, err := river.NewClient(driver, &river.Config{
+		Middleware: middleware,
 		Queues: map[string]river.QueueConfig{
 			QueueBoards:        {MaxWorkers: 1},
 			river.QueueDefault: {MaxWorkers: jobsPerWorker * cfg.Workers},

@@ -7,8 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/graph"
@@ -93,13 +99,63 @@ func (m *memorySource) Rank(_ context.Context, _ int, p solver.Placement, _ bool
 // after: …) with cursor and placement, through the real handler and a
 // real HTTP client on a loopback port, the page coming from memory (no
 // database, no page cache).
-func BenchmarkPageOverhead(b *testing.B) {
-	src := newMemorySource(12)
+func BenchmarkPageOverhead(b *testing.B) { benchPage(b, nil) }
+
+// BenchmarkPageTracing is BenchmarkPageOverhead without instrumentation
+// (none), with tracing off as serve runs it without OTEL_* (off: the no-op
+// provider), and on (the SDK, every span sampled, exported in batches to
+// an exporter that drops them): off must cost nothing measurable over
+// none (docs/PERFORMANCE.md, "Tracing").
+func BenchmarkPageTracing(b *testing.B) {
+	b.Run("tracing=none", func(b *testing.B) { benchPage(b, nil) })
+	b.Run("tracing=off", func(b *testing.B) { benchPage(b, noop.NewTracerProvider()) })
+	b.Run("tracing=on", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		defer tp.Shutdown(context.Background())
+		benchPage(b, tp)
+	})
+}
+
+// BenchmarkPageTracingHandler is BenchmarkPageTracing without the network:
+// the request goes to the server's handler in the benchmark's goroutine,
+// and the answer cache is off, so that what remains is the handler's own
+// CPU for a page, tracing's included.
+func BenchmarkPageTracingHandler(b *testing.B) {
+	b.Run("tracing=none", func(b *testing.B) { benchPageHandler(b, nil) })
+	b.Run("tracing=off", func(b *testing.B) { benchPageHandler(b, noop.NewTracerProvider()) })
+	b.Run("tracing=on", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		defer tp.Shutdown(context.Background())
+		benchPageHandler(b, tp)
+	})
+}
+
+func benchPageHandler(b *testing.B, tp trace.TracerProvider) {
+	src, body := pageRequest(b)
 	srv := apitest.Setup(b, func(c *server.Config) {
 		c.Graph.Boards, c.Graph.Stored = src, src
 		c.Graph.PageCacheBytes = 0
 		c.Logger = slog.New(slog.DiscardHandler)
-	})
+		// Each request runs its operation, spans and all.
+		c.AnswerCacheBytes = 0
+		c.TracerProvider = tp
+	}).Server
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		if w.Code != http.StatusOK || bytes.Count(w.Body.Bytes(), []byte(`"cursor"`)) != 20 {
+			b.Fatalf("%d, not a page of 20: %s", w.Code, w.Body.Bytes())
+		}
+	}
+}
+
+// pageRequest is the benchmarks' board in memory and the body of their
+// request for a page of it.
+func pageRequest(b *testing.B) (*memorySource, []byte) {
+	src := newMemorySource(12)
 	const query = `query Page($n: Int!, $first: Int!, $after: String) {
   solutions(n: $n, first: $first, after: $after) {
     totalCount
@@ -112,6 +168,18 @@ func BenchmarkPageOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return src, body
+}
+
+// benchPage is BenchmarkPageOverhead with spans made by tp (nil: none).
+func benchPage(b *testing.B, tp trace.TracerProvider) {
+	src, body := pageRequest(b)
+	srv := apitest.Setup(b, func(c *server.Config) {
+		c.Graph.Boards, c.Graph.Stored = src, src
+		c.Graph.PageCacheBytes = 0
+		c.Logger = slog.New(slog.DiscardHandler)
+		c.TracerProvider = tp
+	})
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -32,6 +32,7 @@ import (
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/graph"
@@ -39,6 +40,7 @@ import (
 	"github.com/nqueens/nqueens/internal/configcheck"
 	"github.com/nqueens/nqueens/internal/quota"
 	"github.com/nqueens/nqueens/internal/solverpool"
+	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/web"
 )
 
@@ -212,6 +214,11 @@ type Config struct {
 	OnOperation func(Operation)
 	// Logger receives one line per request (requestlog.go) and the errors.
 	Logger *slog.Logger
+	// TracerProvider makes the spans of requests, GraphQL operations and
+	// their root fields (tracing.go). The no-op provider (serve's when
+	// tracing is off) makes none, but an incoming traceparent is read for
+	// the log lines; nil: not even that.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultConfig is the configuration serve starts with (its flags take
@@ -520,6 +527,9 @@ func New(cfg Config) (*Server, error) {
 		}).Handler(h)
 	}
 	s.handler = logRequests(cfg.Logger, h)
+	if cfg.TracerProvider != nil {
+		s.handler = traceRequests(cfg.TracerProvider, s.handler)
+	}
 	return s, nil
 }
 
@@ -606,9 +616,18 @@ func (s *Server) newGraphQL() *handler.Server {
 		PageSize: cfg.Graph.DefaultPageSize, MaxPageSize: cfg.Graph.MaxPageSize, ArgumentError: s.resolver.ArgumentError})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})
+	var tracer *operationTracer
+	if tracing.Records(cfg.TracerProvider) {
+		t := newOperationTracer(cfg.TracerProvider)
+		tracer = &t
+		srv.Use(t)
+	}
 	if cfg.DirectPages {
 		// Innermost: an answer it writes has passed every check above.
 		s.directPages = &graph.DirectPages{Resolver: s.resolver}
+		if tracer != nil {
+			s.directPages.TraceRoot = tracer.startField
+		}
 		srv.Use(s.directPages)
 	}
 

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/nqueens/nqueens/internal/tracing"
 )
 
 // logOptions are the settings of the logs on stderr, which every
@@ -29,10 +31,11 @@ func (o *logOptions) settings() []setting {
 // logger returns a logger writing to w as the settings say.
 func (o *logOptions) logger(w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: slog.Level(o.level)}
+	// Records made within a traced request or job carry its trace_id.
 	if o.format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts)))
 }
 
 // logLevel is a flag.Value taking the four named levels only (slog's own

@@ -165,7 +165,7 @@ func (o *serveOptions) settings() []setting {
 func runServe(ctx context.Context, args []string, c console) error {
 	o := newServeOptions()
 	t := newSettings("serve", o.settings())
-	pos, err := t.parse(args, c, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\nEach flag's environment twin ($…) sets its default; the flag given wins.")
+	pos, err := t.parse(args, c, serveSynopsis+"\n\nThe database: "+databaseEnvUsage+".\n"+tracingUsage+"\nEach flag's environment twin ($…) sets its default; the flag given wins.")
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -214,6 +214,11 @@ func runServe(ctx context.Context, args []string, c console) error {
 	budget := o.budget
 
 	logger := o.log.logger(c.stderr)
+	tr, stopTracing, err := startTracing(ctx, c, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// The runtime's soft limit and GOGC, for as long as serve runs (the
 	// tests run it in their own process).
 	defer budget.Apply()()
@@ -245,6 +250,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	// startup is set up, so the hook reads it late).
 	var served atomic.Pointer[server.Server]
 	engineCfg := engineConfig(o.workers, logger)
+	engineCfg.TracerProvider = tr.TracerProvider()
 	engineCfg.OnBoardChanged = func(n int) {
 		if srv := served.Load(); srv != nil {
 			srv.Resolver().PokeBoard(n)
@@ -268,6 +274,7 @@ func runServe(ctx context.Context, args []string, c console) error {
 	cfg.Graph.OnCacheLookup = m.CacheLookup
 	cfg.OnOperation = m.Operation
 	cfg.Logger = logger
+	cfg.TracerProvider = tr.TracerProvider()
 
 	srv, err := server.New(*cfg)
 	if err != nil {

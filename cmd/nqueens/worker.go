@@ -43,7 +43,7 @@ func (o *workerOptions) settings() []setting {
 func runWorker(ctx context.Context, args []string, c console) error {
 	o := newWorkerOptions()
 	t := newSettings("worker", o.settings())
-	pos, err := t.parse(args, c, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".")
+	pos, err := t.parse(args, c, workerSynopsis+"\n\nThe database: "+databaseEnvUsage+".\n"+tracingUsage)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
@@ -63,9 +63,16 @@ func runWorker(ctx context.Context, args []string, c console) error {
 	}
 
 	logger := o.log.logger(c.stderr)
+	tr, stopTracing, err := startTracing(ctx, c, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	workers := engineConfig(o.workers, logger)
+	workers.TracerProvider = tr.TracerProvider()
 	// An unreachable database is waited for; a signal meanwhile ends the
 	// worker as cleanly as one later.
-	st, j, err := service.StartWhenReachable(ctx, db, o.migrate, engineConfig(o.workers, logger))
+	st, j, err := service.StartWhenReachable(ctx, db, o.migrate, workers)
 	if err != nil {
 		if ctx.Err() != nil {
 			logger.Info("stopped before the database was reachable")

@@ -16,6 +16,8 @@ import (
 	"net/url"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
 	"github.com/nqueens/nqueens/store/postgres"
@@ -79,12 +81,13 @@ func (d Database) Migrator() (*migrations.Migrator, error) {
 
 // openStore opens the store over the database, applying the migrations
 // not applied yet unless skipMigrations; observe (if not nil) is told of
-// every call of the store. It is a *postgres.Store or a *sqlite.Store,
+// every call of the store; tp (if not nil) makes spans of Postgres's
+// statements. It is a *postgres.Store or a *sqlite.Store,
 // which openJobs tells apart to type the job system's transactions.
-func (d Database) openStore(ctx context.Context, skipMigrations bool, observe store.Observer) (store.ReadCloser, error) {
+func (d Database) openStore(ctx context.Context, skipMigrations bool, observe store.Observer, tp trace.TracerProvider) (store.ReadCloser, error) {
 	if d.Dialect() == migrations.Postgres {
 		cfg := postgres.DefaultConfig()
-		cfg.URL, cfg.SkipMigrations, cfg.Observe = genericPlans(d.URL), skipMigrations, observe
+		cfg.URL, cfg.SkipMigrations, cfg.Observe, cfg.TracerProvider = genericPlans(d.URL), skipMigrations, observe, tp
 		s, err := postgres.Open(ctx, cfg)
 		if err != nil {
 			return nil, err // not a typed nil in the interface
@@ -134,7 +137,7 @@ func genericPlans(dsn string) string {
 // OpenStore opens the store alone, without the job system and without
 // migrating it: for the commands that only read it (export).
 func OpenStore(ctx context.Context, db Database) (store.ReadCloser, error) {
-	st, err := db.openStore(ctx, true, nil)
+	st, err := db.openStore(ctx, true, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening the database (%s): %w", db, err)
 	}

@@ -28,7 +28,8 @@ type Config struct {
 	// River's, on start.
 	Migrate bool
 	// Workers are the precompute workers' settings (from
-	// precompute.DefaultConfig); their logger is Logger.
+	// precompute.DefaultConfig); their logger is Logger. Their
+	// TracerProvider traces the store's Postgres statements too.
 	Workers precompute.Config
 	// Precompute lists the boards to ask for once the workers run
 	// (ParseBoards), e.g. "1-15"; "" or "none" for none.
@@ -129,7 +130,7 @@ func (u *Startup) bringUp(ctx context.Context) (err error) {
 			u.mu.Unlock()
 		}
 	}()
-	st, err := u.db.openStore(ctx, !u.migrate, u.observe)
+	st, err := u.db.openStore(ctx, !u.migrate, u.observe, u.workersCfg.TracerProvider)
 	if err != nil {
 		return err
 	}

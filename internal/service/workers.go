@@ -20,7 +20,7 @@ import (
 // migrations first; else the schema must be at the version this binary
 // expects already.
 func Open(ctx context.Context, db Database, migrate bool, cfg precompute.Config) (st store.ReadCloser, j *Jobs, err error) {
-	if st, err = db.openStore(ctx, !migrate, nil); err != nil {
+	if st, err = db.openStore(ctx, !migrate, nil, cfg.TracerProvider); err != nil {
 		return nil, nil, fmt.Errorf("opening the database (%s): %w", db, err)
 	}
 	if j, err = openJobs(ctx, st, migrate, cfg); err == nil && !migrate {

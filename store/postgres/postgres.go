@@ -17,9 +17,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/configcheck"
+	"github.com/nqueens/nqueens/internal/tracing"
 	"github.com/nqueens/nqueens/migrations"
 	"github.com/nqueens/nqueens/store"
 )
@@ -42,6 +44,9 @@ type Config struct {
 	// Observe, when not nil, is told of every call of the store (its
 	// method, duration and error): the metrics' way in.
 	Observe store.Observer
+	// TracerProvider, unless nil or the no-op one, makes a span of each
+	// statement run within a span being recorded (tracer.go).
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultConfig is the configuration the commands open Postgres with,
@@ -113,6 +118,9 @@ func open(ctx context.Context, cfg Config, ping bool) (*Store, error) {
 	}
 	if !strings.Contains(cfg.URL, "connect_timeout") {
 		pc.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
+	}
+	if tracing.Records(cfg.TracerProvider) {
+		pc.ConnConfig.Tracer = newQueryTracer(cfg.TracerProvider)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
