@@ -112,6 +112,7 @@ func (o *serveOptions) settings() []setting {
 		{flag: "answer-cache-bytes", into: &cfg.AnswerCacheBytes, help: "memory for whole answers that cannot change (pages of finished boards, their counts), kept as bytes and served again to the same request without running it; 0 turns it off"},
 		{flag: "rate-limit", into: &cfg.RateLimit, help: "requests a second each client (remote IP address) may make to /graphql and /export; 0: no limit"},
 		{flag: "rate-burst", into: &cfg.RateBurst, help: "requests a client may make at once, above --rate-limit"},
+		{flag: "trusted-proxies", into: prefixList{&cfg.TrustedProxies}, help: "comma-separated addresses and networks (`CIDRS`, e.g. 172.30.57.10 or 10.0.0.0/8) of the proxies in front (nginx, a load balancer): a request from one is its client's, the right-most address of X-Forwarded-For that is not a proxy, for the rate limit and every share, and the proxy's connections count against --max-connections only; none: X-Forwarded-For is ignored"},
 		{flag: "client-ipv6-prefix", into: &cfg.ClientIPv6Prefix, help: "leading bits of an IPv6 address that name one client, for the per-client shares and the rate limit; 64: a /64 is one client"},
 		{flag: "ws-max-connections", into: &cfg.WSMaxConnections, help: "websockets open at once, all clients together; past it an upgrade is refused with 503"},
 		{flag: "ws-max-connections-per-client", into: &cfg.WSMaxConnectionsPerClient, help: "websockets one client (address, IPv6 network) may have open at once; past it its upgrades are refused with 429"},
