@@ -156,7 +156,9 @@ func freeLoopbackAddr(t *testing.T) string {
 func clientFrom(b *apitest.Bundle, base, ip string) *apitest.Bundle {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
 	tr := &http.Transport{
-		DialContext:        func(ctx context.Context, network, addr string) (net.Conn, error) { return d.DialContext(ctx, network, addr) },
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
 		DisableCompression: true,
 	}
 	return &apitest.Bundle{URL: base + "/graphql", Base: base, Server: b.Server, Logs: b.Logs, HTTP: &http.Client{Transport: tr}}
