@@ -70,6 +70,26 @@ func TestLoadWithFloor(t *testing.T) {
 	}
 }
 
+// TestLoadGET: with --get the pages go as GET requests (the server logs
+// them so) and are answered as the POSTs are; without a cache in front no
+// X-Cache-Status is counted.
+func TestLoadGET(t *testing.T) {
+	b := apitest.Setup(t)
+	var out bytes.Buffer
+	err := runLoad(t.Context(), []string{"--url", b.URL, "--get", "--n", "8", "--first", "5", "--cursors", "30",
+		"--concurrency", "2", "--duration", "300ms", "--warmup", "0s"}, &out)
+	if err != nil || !strings.Contains(out.String(), "errors   0 (0.000%)") || !strings.Contains(out.String(), "target   GET ") {
+		t.Fatalf("--get: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), "cache    ") {
+		t.Errorf("a cache line without a cache in front:\n%s", out.String())
+	}
+	logs := b.Logs.String()
+	if gets, posts := strings.Count(logs, "method=GET path=/graphql"), strings.Count(logs, "method=POST path=/graphql"); gets == 0 || posts != 0 {
+		t.Errorf("the server logged %d GETs and %d POSTs of /graphql; want only GETs", gets, posts)
+	}
+}
+
 // TestLoadCompressed: answers asked for compressed are checked once
 // decoded, and come compressed (fewer bytes than plain).
 func TestLoadCompressed(t *testing.T) {
