@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -155,12 +154,7 @@ func freeLoopbackAddr(t *testing.T) string {
 // to base (nginx); it asks for no compression of its own accord.
 func clientFrom(b *apitest.Bundle, base, ip string) *apitest.Bundle {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return d.DialContext(ctx, network, addr)
-		},
-		DisableCompression: true,
-	}
+	tr := &http.Transport{DialContext: d.DialContext, DisableCompression: true}
 	return &apitest.Bundle{URL: base + "/graphql", Base: base, Server: b.Server, Logs: b.Logs, HTTP: &http.Client{Transport: tr}}
 }
 
@@ -219,6 +213,9 @@ func TestNginxCachesFinishedPages(t *testing.T) {
 	if again.Status != 200 || again.Header.Get("X-Cache-Status") != "HIT" || again.Header.Get("ETag") != etag || !bytes.Equal(again.Raw, first.Raw) {
 		t.Errorf("second GET: %d X-Cache-Status %q ETag %q (want 200 HIT %q and the first's body)\n%s\n%s",
 			again.Status, again.Header.Get("X-Cache-Status"), again.Header.Get("ETag"), etag, first.Raw, again.Raw)
+	}
+	if id := again.Header.Get("X-Request-Id"); id == "" || id == first.Header.Get("X-Request-Id") {
+		t.Errorf("the HIT's X-Request-Id %q; want one of its own, not the MISS's %q", id, first.Header.Get("X-Request-Id"))
 	}
 	notModified := b.Get(t, apitest.Request{Query: page8}, "If-None-Match", etag)
 	if notModified.Status != http.StatusNotModified || len(notModified.Raw) != 0 || notModified.Header.Get("X-Cache-Status") != "HIT" {
