@@ -5,7 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
+
+	"github.com/realclientip/realclientip-go"
 
 	"github.com/nqueens/nqueens/internal/configcheck"
 )
@@ -49,40 +50,48 @@ func clientKey(remoteAddr string, ipv6Prefix int) string {
 
 // client names the client of r.
 func (s *Server) client(r *http.Request) string {
-	return clientKey(forwardedFor(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.cfg.TrustedProxies), s.cfg.ClientIPv6Prefix)
+	return clientKey(s.proxies.clientAddr(r.RemoteAddr, r.Header), s.cfg.ClientIPv6Prefix)
 }
 
-// forwardedFor is the address of the client that sent a request received
-// from remoteAddr with the X-Forwarded-For header lines xff: remoteAddr
-// unless it is a trusted proxy; else, going from the right of xff, the
-// first address that is not a trusted proxy. A list that holds none (or a
-// value that is not an address, where a trusted proxy wrote it) leaves
-// the request to the last trusted hop, which is then its own client.
-func forwardedFor(remoteAddr string, xff []string, trusted []netip.Prefix) string {
-	if len(trusted) == 0 || !isTrusted(remoteAddr, trusted) {
+// trustedProxies are Config.TrustedProxies, and how a request from one of
+// them names its client: realclientip's rightmost-trusted-range strategy
+// over X-Forwarded-For.
+type trustedProxies struct {
+	prefixes []netip.Prefix
+	xff      realclientip.RightmostTrustedRangeStrategy
+}
+
+func newTrustedProxies(prefixes []netip.Prefix) trustedProxies {
+	nets := make([]net.IPNet, len(prefixes))
+	for i, p := range prefixes {
+		nets[i] = net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
+	}
+	xff, err := realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)
+	if err != nil {
+		panic(err) // the header's name is one it takes
+	}
+	return trustedProxies{prefixes: prefixes, xff: xff}
+}
+
+// clientAddr is the address of the client that sent a request received
+// from remoteAddr with header: remoteAddr unless that is a trusted proxy;
+// else the right-most address of X-Forwarded-For that is not a trusted
+// proxy. A list that holds none, or where a value read before it is not
+// an address, leaves the request to the proxy, which is then its client.
+func (tp trustedProxies) clientAddr(remoteAddr string, header http.Header) string {
+	if !tp.contains(remoteAddr) {
 		return remoteAddr
 	}
-	client := remoteAddr
-	for i := len(xff) - 1; i >= 0; i-- {
-		hops := strings.Split(xff[i], ",")
-		for j := len(hops) - 1; j >= 0; j-- {
-			addr, err := netip.ParseAddr(strings.TrimSpace(hops[j]))
-			if err != nil {
-				return client
-			}
-			if !inPrefixes(addr, trusted) {
-				return addr.String()
-			}
-			client = addr.String()
-		}
+	if addr := tp.xff.ClientIP(header, remoteAddr); addr != "" {
+		return addr
 	}
-	return client
+	return remoteAddr
 }
 
-// isTrusted reports whether remoteAddr ("host:port" or a bare host) is
-// one of the trusted proxies.
-func isTrusted(remoteAddr string, trusted []netip.Prefix) bool {
-	if len(trusted) == 0 {
+// contains reports whether remoteAddr ("host:port" or a bare host) is one
+// of the trusted proxies.
+func (tp trustedProxies) contains(remoteAddr string) bool {
+	if len(tp.prefixes) == 0 {
 		return false
 	}
 	host, _, err := net.SplitHostPort(remoteAddr)
@@ -90,12 +99,11 @@ func isTrusted(remoteAddr string, trusted []netip.Prefix) bool {
 		host = remoteAddr
 	}
 	addr, err := netip.ParseAddr(host)
-	return err == nil && inPrefixes(addr, trusted)
-}
-
-func inPrefixes(addr netip.Addr, prefixes []netip.Prefix) bool {
+	if err != nil {
+		return false
+	}
 	addr = addr.Unmap().WithZone("")
-	for _, p := range prefixes {
+	for _, p := range tp.prefixes {
 		if p.Contains(addr) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"net/netip"
 	"testing"
 )
@@ -43,7 +44,7 @@ func TestForwardedFor(t *testing.T) {
 	tests := []struct {
 		name    string
 		remote  string
-		xff     []string
+		xff     []string // the header's lines
 		trusted []netip.Prefix
 		want    string
 	}{
@@ -55,12 +56,13 @@ func TestForwardedFor(t *testing.T) {
 		{"header lines read right to left", "10.0.0.5:4711", []string{"203.0.113.9", "198.51.100.1"}, trusted, "198.51.100.1"},
 		{"IPv6 proxy and client", "[fd00::2]:443", []string{"2001:db8::1"}, trusted, "2001:db8::1"},
 		{"no header: the proxy itself", "10.0.0.5:4711", nil, trusted, "10.0.0.5:4711"},
-		{"only trusted hops: the last of them", "10.0.0.5:4711", []string{"10.0.0.6"}, trusted, "10.0.0.6"},
-		{"garbage from the right stops at the last trusted hop", "10.0.0.5:4711", []string{"198.51.100.1, not-an-ip"}, trusted, "10.0.0.5:4711"},
+		{"only trusted hops: the proxy itself", "10.0.0.5:4711", []string{"10.0.0.6"}, trusted, "10.0.0.5:4711"},
+		{"garbage on the right: the proxy itself", "10.0.0.5:4711", []string{"198.51.100.1, not-an-ip"}, trusted, "10.0.0.5:4711"},
 	}
 	for _, tt := range tests {
-		if got := forwardedFor(tt.remote, tt.xff, tt.trusted); got != tt.want {
-			t.Errorf("%s: forwardedFor(%q, %q) = %q, want %q", tt.name, tt.remote, tt.xff, got, tt.want)
+		header := http.Header{"X-Forwarded-For": tt.xff}
+		if got := newTrustedProxies(tt.trusted).clientAddr(tt.remote, header); got != tt.want {
+			t.Errorf("%s: clientAddr(%q, X-Forwarded-For %q) = %q, want %q", tt.name, tt.remote, tt.xff, got, tt.want)
 		}
 	}
 }

@@ -409,7 +409,8 @@ type Server struct {
 	limiter  *rateLimiter // nil: no rate limit
 	exports  *quota.Pool  // exports running (ExportMaxPerClient, ExportMaxConcurrent)
 	conns    *connections // connections open (Listener)
-	memory   *quota.Pool  // bytes held by requests in flight (InflightBytes)
+	proxies  trustedProxies
+	memory   *quota.Pool // bytes held by requests in flight (InflightBytes)
 	// websockets are the websockets open (WSMaxConnections, and
 	// WSMaxConnectionsPerClient each).
 	websockets *quota.Pool
@@ -462,6 +463,7 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s.conns = newConnections(cfg)
+	s.proxies = s.conns.proxies
 	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 
