@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/store"
@@ -167,6 +168,32 @@ func TestMedian(t *testing.T) {
 	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
 		if got := median(c.xs); got != c.want {
 			t.Errorf("median(%v) = %v; want %v", c.xs, got, c.want)
+		}
+	}
+}
+
+// TestCacheStatusLine: the answers' X-Cache-Status are counted and the
+// hit ratio is the HITs among all answers; without the header there is no
+// such line.
+func TestCacheStatusLine(t *testing.T) {
+	for _, tt := range []struct {
+		statuses map[string]uint64
+		want     string
+	}{
+		{map[string]uint64{"HIT": 3, "MISS": 1}, "cache    HIT: 3, MISS: 1 (X-Cache-Status); hit ratio 75.00%\n"},
+		{map[string]uint64{"HIT": 2, "": 2}, "cache    HIT: 2, none: 2 (X-Cache-Status); hit ratio 50.00%\n"},
+		{map[string]uint64{"": 4}, ""},
+	} {
+		r := &result{requests: 4, elapsed: time.Second, codes: map[uint16]uint64{200: 4}, cacheStatus: tt.statuses}
+		var out bytes.Buffer
+		r.print(&out)
+		line := ""
+		if i := strings.Index(out.String(), "cache    "); i >= 0 {
+			line = out.String()[i:]
+			line = line[:strings.IndexByte(line, '\n')+1]
+		}
+		if line != tt.want {
+			t.Errorf("X-Cache-Status %v: cache line %q, want %q", tt.statuses, line, tt.want)
 		}
 	}
 }
