@@ -302,3 +302,52 @@ func TestNginxClientsKeepTheirShares(t *testing.T) {
 			r.Status, r.Header.Get("X-Cache-Status"))
 	}
 }
+
+// TestNginxConnectionShare: behind nginx the share of connections per
+// client is kept by nginx (serve sees only nginx's): one address holding
+// 64 requests open (headers sent, the body never) has its next refused
+// with 429 at once, while another address is served.
+func TestNginxConnectionShare(t *testing.T) {
+	t.Parallel()
+	direct := setupAnswers(t, nginxLoopback)
+	base := startNginx(t, strings.TrimPrefix(direct.Base, "http://"))
+	addr := strings.TrimPrefix(base, "http://")
+	hold := func(ip string) net.Conn {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if _, err := fmt.Fprint(c, "POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for range 64 {
+		hold("127.0.0.3")
+	}
+	// nginx reads the held requests' headers as they come; a newcomer's
+	// that came before the last of them were read may still pass, so a
+	// few are tried: the share must refuse one within them, at once.
+	refused := false
+	for try := 0; try < 4 && !refused; try++ {
+		start := time.Now()
+		resp, body, err := rawAnswer(hold("127.0.0.3"), 2*time.Second)
+		if err != nil {
+			continue // admitted: it waits for its body
+		}
+		if err := checkRefusal(resp, body, http.StatusTooManyRequests, "CONNECTIONS_PER_CLIENT"); err != nil {
+			t.Fatalf("a connection of 127.0.0.3 past 64: %v", err)
+		}
+		t.Logf("a connection of 127.0.0.3 past 64 refused 429 after %s", time.Since(start).Round(time.Millisecond))
+		refused = true
+	}
+	if !refused {
+		t.Fatal("127.0.0.3 held 68 requests open through nginx, none refused; want 429 past 64")
+	}
+	other := clientFrom(direct, base, "127.0.0.4")
+	if r := other.Get(t, apitest.Request{Query: page8}); r.Status != 200 {
+		t.Errorf("another address while 127.0.0.3 holds its share: %d, want 200", r.Status)
+	}
+}
