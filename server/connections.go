@@ -83,6 +83,7 @@ type connections struct {
 	pool       *quota.Pool // apierror.PoolConnections
 	idleShare  int         // MaxIdleConnectionsPerClient
 	ipv6Prefix int
+	proxies    trustedProxies
 	// refusing holds a token per refusal being written (refusalWriters).
 	refusing chan struct{}
 
@@ -115,6 +116,7 @@ func newConnections(cfg Config) *connections {
 		pool:       quota.New(apierror.PoolConnections, int64(cfg.MaxConnectionsPerClient), int64(cfg.MaxConnections)),
 		idleShare:  cfg.MaxIdleConnectionsPerClient,
 		ipv6Prefix: cfg.ClientIPv6Prefix,
+		proxies:    newTrustedProxies(cfg.TrustedProxies),
 		refusing:   make(chan struct{}, refusalWriters),
 		byConn:     map[net.Conn]*conn{},
 		clients:    map[string]*clientConns{},
@@ -147,6 +149,13 @@ func (c *conn) Close() error {
 // connection to serve; nil when c was refused (it is being answered).
 func (cs *connections) admit(c net.Conn) *conn {
 	client := clientKey(c.RemoteAddr().String(), cs.ipv6Prefix)
+	if cs.proxies.contains(c.RemoteAddr().String()) {
+		// A proxy's connection carries the requests of many clients, and
+		// its own bounds (nginx's limit_conn, its upstream keepalive)
+		// share the connections between them: each is a client of its own
+		// here, bounded by the total alone.
+		client = "proxied " + c.RemoteAddr().String()
+	}
 	if victim := cs.makeRoom(client); victim != nil {
 		_ = victim.Close()
 	}

@@ -19,6 +19,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"strconv"
 	"strings"
@@ -193,6 +194,14 @@ type Config struct {
 	// one client's shares and rate limit (client.go). IPv4 clients are
 	// their address.
 	ClientIPv6Prefix int
+	// TrustedProxies are the addresses and networks of the proxies in
+	// front of the server (a caching nginx, a load balancer): a request
+	// from one of them is its client's, named by X-Forwarded-For, for the
+	// rate limit and every share; the proxy's connections count against
+	// MaxConnections only, each one on its own, for they carry many
+	// clients' requests (client.go). None: X-Forwarded-For is ignored, as
+	// anybody may send it.
+	TrustedProxies []netip.Prefix
 	// InflightBytes bounds the memory that requests in flight hold, all
 	// clients together: a request accounts its body as it arrives, then
 	// its parsed document and the answer its pricing expects, and holds
@@ -415,6 +424,7 @@ func (c Config) Check() error {
 		configcheck.Positive("ExportStallTimeout", c.ExportStallTimeout),
 		configcheck.Positive("ExportMaxDuration", c.ExportMaxDuration),
 		configcheck.Between("ClientIPv6Prefix", c.ClientIPv6Prefix, 16, 128, "bits of an IPv6 address that name its client; 64: a /64"),
+		checkPrefixes("TrustedProxies", c.TrustedProxies),
 		configcheck.AtLeast("InflightBytes", c.InflightBytes, 1<<20),
 		configcheck.Between("InflightBytesPerClient", c.InflightBytesPerClient, 64<<10, c.InflightBytes, "at most InflightBytes"),
 		configcheck.Positive("AdmissionWait", c.AdmissionWait),
@@ -442,7 +452,8 @@ type Server struct {
 	limiter  *rateLimiter // nil: no rate limit
 	exports  *quota.Pool  // exports running (ExportMaxPerClient, ExportMaxConcurrent)
 	conns    *connections // connections open (Listener)
-	memory   *quota.Pool  // bytes held by requests in flight (InflightBytes)
+	proxies  trustedProxies
+	memory   *quota.Pool // bytes held by requests in flight (InflightBytes)
 	// websockets are the websockets open (WSMaxConnections, and
 	// WSMaxConnectionsPerClient each).
 	websockets *quota.Pool
@@ -500,6 +511,7 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s.conns = newConnections(cfg)
+	s.proxies = s.conns.proxies
 	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 	s.streams = quota.New(apierror.PoolStreams, int64(min(cfg.SSEMaxStreamsPerClient, cfg.SSEMaxStreams)), int64(cfg.SSEMaxStreams))

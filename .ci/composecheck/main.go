@@ -30,6 +30,8 @@ func main() {
 		cli.WithWorkingDirectory(filepath.Dir(path)),
 		cli.WithName("nqueens"),
 		cli.WithOsEnv,
+		// Every profile's services too (the opt-in cache).
+		cli.WithProfiles([]string{"*"}),
 	)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -68,6 +68,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -137,6 +138,7 @@ type config struct {
 	warmup      time.Duration
 	timeout     time.Duration
 	encoding    string // Accept-Encoding of the requests, "" for none
+	get         bool   // send GET requests, the query in the query string
 	floor       bool   // also measure the floor (floor.go), alternating
 	rounds      int    // rounds of server then floor, with floor
 }
@@ -153,6 +155,7 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "how long to send before measuring (not reported)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "time limit of one request")
 	fs.StringVar(&c.encoding, "encoding", "", "ask for answers compressed: gzip or zstd (sent as Accept-Encoding; answers are checked once decoded); none: identity")
+	fs.BoolVar(&c.get, "get", false, "send each page as a GET (query, operationName and variables in the query string), which caches in front may keep; the answers' X-Cache-Status (nginx's) is counted")
 	fs.BoolVar(&c.floor, "floor", false, "also measure a bare net/http server answering the same bytes, alternating with the server, and print the ratio")
 	fs.IntVar(&c.rounds, "rounds", 3, "with --floor: rounds of the server then the floor, each --duration long")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -179,8 +182,12 @@ func runLoad(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "target   %s\nquery    solutions(n: %d, first: %d, after: <%d cursors over the whole listing>)\nworkers  %d, back to back, for %s after %s of warm-up\nGOMAXPROCS %d\n",
-		c.url, c.n, c.first, len(cursors), c.concurrency, c.duration, c.warmup, runtime.GOMAXPROCS(0))
+	method := http.MethodPost
+	if c.get {
+		method = http.MethodGet
+	}
+	fmt.Fprintf(stdout, "target   %s %s\nquery    solutions(n: %d, first: %d, after: <%d cursors over the whole listing>)\nworkers  %d, back to back, for %s after %s of warm-up\nGOMAXPROCS %d\n",
+		method, c.url, c.n, c.first, len(cursors), c.concurrency, c.duration, c.warmup, runtime.GOMAXPROCS(0))
 
 	if !c.floor {
 		r, err := warmAndMeasure(ctx, c, targets, stdout)
@@ -306,11 +313,17 @@ func buildTargets(c config, cursors []string) ([]vegeta.Target, error) {
 	}
 	out := make([]vegeta.Target, len(cursors))
 	for i, cur := range cursors {
-		body, err := json.Marshal(map[string]any{
-			"query":         pageQuery,
-			"operationName": "Page",
-			"variables":     map[string]any{"n": c.n, "first": c.first, "after": cur},
-		})
+		variables := map[string]any{"n": c.n, "first": c.first, "after": cur}
+		if c.get {
+			vars, err := json.Marshal(variables)
+			if err != nil {
+				return nil, err
+			}
+			q := url.Values{"query": {pageQuery}, "operationName": {"Page"}, "variables": {string(vars)}}
+			out[i] = vegeta.Target{Method: http.MethodGet, URL: c.url + "?" + q.Encode(), Header: header}
+			continue
+		}
+		body, err := json.Marshal(map[string]any{"query": pageQuery, "operationName": "Page", "variables": variables})
 		if err != nil {
 			return nil, err
 		}
@@ -333,9 +346,12 @@ type result struct {
 	elapsed          time.Duration
 	latencies        []time.Duration
 	codes            map[uint16]uint64
-	firstErrors      []string
-	bytesIn          uint64
-	cpu              time.Duration // the load generator's own CPU time
+	// cacheStatus counts the answers' X-Cache-Status (a cache in front:
+	// HIT, MISS, …), "" for answers without one.
+	cacheStatus map[string]uint64
+	firstErrors []string
+	bytesIn     uint64
+	cpu         time.Duration // the load generator's own CPU time
 }
 
 func cpuTime(u syscall.Rusage) time.Duration {
@@ -353,13 +369,14 @@ func attack(ctx context.Context, c config, targets []vegeta.Target, d time.Durat
 		vegeta.KeepAlive(true),
 		vegeta.Timeout(c.timeout),
 	)
-	r := &result{codes: map[uint16]uint64{}}
+	r := &result{codes: map[uint16]uint64{}, cacheStatus: map[string]uint64{}}
 	stop := context.AfterFunc(ctx, func() { a.Stop() })
 	defer stop()
 	start := time.Now()
 	for res := range a.Attack(vegeta.NewStaticTargeter(targets...), vegeta.Rate{}, d, name) {
 		r.requests++
 		r.codes[res.Code]++
+		r.cacheStatus[res.Headers.Get("X-Cache-Status")]++
 		r.bytesIn += res.BytesIn
 		r.latencies = append(r.latencies, res.Latency)
 		if msg := check(res); msg != "" {
@@ -446,6 +463,18 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "latency  p50 %s, p90 %s, p99 %s, max %s\n", ms(q(0.50)), ms(q(0.90)), ms(q(0.99)), ms(q(1)))
 	fmt.Fprintf(w, "errors   %d (%.3f%%)\n", r.errors, 100*float64(r.errors)/float64(max(r.requests, 1)))
 	fmt.Fprintf(w, "status   %s\n", strings.Join(codes, ", "))
+	if len(r.cacheStatus) > 1 || r.cacheStatus[""] == 0 {
+		var statuses []string
+		for status, k := range r.cacheStatus {
+			if status == "" {
+				status = "none"
+			}
+			statuses = append(statuses, fmt.Sprintf("%s: %d", status, k))
+		}
+		sort.Strings(statuses)
+		fmt.Fprintf(w, "cache    %s (X-Cache-Status); hit ratio %.2f%%\n", strings.Join(statuses, ", "),
+			100*float64(r.cacheStatus["HIT"])/float64(max(r.requests, 1)))
+	}
 	fmt.Fprintf(w, "bytes in %.0f per answer\n", float64(r.bytesIn)/float64(max(r.requests, 1)))
 	fmt.Fprintf(w, "cpu      %.1f s used by this load generator (%.2f cores)\n", r.cpu.Seconds(), r.cpu.Seconds()/r.elapsed.Seconds())
 	for _, e := range r.firstErrors {

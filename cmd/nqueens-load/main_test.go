@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/store"
@@ -67,6 +68,26 @@ func TestLoadWithFloor(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestLoadGET: with --get the pages go as GET requests (the server logs
+// them so) and are answered as the POSTs are; without a cache in front no
+// X-Cache-Status is counted.
+func TestLoadGET(t *testing.T) {
+	b := apitest.Setup(t)
+	var out bytes.Buffer
+	err := runLoad(t.Context(), []string{"--url", b.URL, "--get", "--n", "8", "--first", "5", "--cursors", "30",
+		"--concurrency", "2", "--duration", "300ms", "--warmup", "0s"}, &out)
+	if err != nil || !strings.Contains(out.String(), "errors   0 (0.000%)") || !strings.Contains(out.String(), "target   GET ") {
+		t.Fatalf("--get: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), "cache    ") {
+		t.Errorf("a cache line without a cache in front:\n%s", out.String())
+	}
+	logs := b.Logs.String()
+	if gets, posts := strings.Count(logs, "method=GET path=/graphql"), strings.Count(logs, "method=POST path=/graphql"); gets == 0 || posts != 0 {
+		t.Errorf("the server logged %d GETs and %d POSTs of /graphql; want only GETs", gets, posts)
 	}
 }
 
@@ -147,6 +168,32 @@ func TestMedian(t *testing.T) {
 	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
 		if got := median(c.xs); got != c.want {
 			t.Errorf("median(%v) = %v; want %v", c.xs, got, c.want)
+		}
+	}
+}
+
+// TestCacheStatusLine: the answers' X-Cache-Status are counted and the
+// hit ratio is the HITs among all answers; without the header there is no
+// such line.
+func TestCacheStatusLine(t *testing.T) {
+	for _, tt := range []struct {
+		statuses map[string]uint64
+		want     string
+	}{
+		{map[string]uint64{"HIT": 3, "MISS": 1}, "cache    HIT: 3, MISS: 1 (X-Cache-Status); hit ratio 75.00%\n"},
+		{map[string]uint64{"HIT": 2, "": 2}, "cache    HIT: 2, none: 2 (X-Cache-Status); hit ratio 50.00%\n"},
+		{map[string]uint64{"": 4}, ""},
+	} {
+		r := &result{requests: 4, elapsed: time.Second, codes: map[uint16]uint64{200: 4}, cacheStatus: tt.statuses}
+		var out bytes.Buffer
+		r.print(&out)
+		line := ""
+		if i := strings.Index(out.String(), "cache    "); i >= 0 {
+			line = out.String()[i:]
+			line = line[:strings.IndexByte(line, '\n')+1]
+		}
+		if line != tt.want {
+			t.Errorf("X-Cache-Status %v: cache line %q, want %q", tt.statuses, line, tt.want)
 		}
 	}
 }

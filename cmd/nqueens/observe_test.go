@@ -231,6 +231,8 @@ func TestBadSettings(t *testing.T) {
 		{nil, []string{"serve", "--ws-max-message-bytes", "1000"}, "--ws-max-message-bytes (NQUEENS_WS_MAX_MESSAGE_BYTES) must be at least 1024, got 1000"},
 		{[]string{"NQUEENS_WS_MESSAGE_TIMEOUT=0s"}, []string{"serve"}, "--ws-message-timeout (NQUEENS_WS_MESSAGE_TIMEOUT) must be positive"},
 		{[]string{"NQUEENS_PRECOMPUTE=1-99"}, []string{"serve"}, "--precompute (NQUEENS_PRECOMPUTE)"},
+		{[]string{"NQUEENS_TRUSTED_PROXIES=10.0.0.0/8, nginx"}, []string{"serve"}, `NQUEENS_TRUSTED_PROXIES="10.0.0.0/8, nginx": "nginx" is not an address or a network: want e.g. 172.30.57.10, 10.0.0.0/8 or fd00::/8`},
+		{nil, []string{"serve", "--trusted-proxies", "10.0.0.300"}, `"10.0.0.300" is not an address or a network`},
 		{[]string{"NQUEENS_MEMORY_LIMIT=1GB"}, []string{"serve"}, `NQUEENS_MEMORY_LIMIT="1GB": must be a whole number of bytes, or of KiB, MiB, GiB or TiB with that suffix`},
 		{nil, []string{"serve", "--memory-limit", "lots"}, "-memory-limit: must be a whole number of bytes"},
 		{nil, []string{"serve", "--memory-limit", "32MiB"}, "the memory budget from --memory-limit (NQUEENS_MEMORY_LIMIT) is 32MiB, less than the 64MiB the server needs idle"},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"reflect"
 	"regexp"
 	"strings"
@@ -361,6 +362,44 @@ func (l commaList) String() string {
 }
 
 func (l commaList) field() any { return l.p }
+
+// prefixList is a flag.Value setting a list of networks from
+// comma-separated addresses (one address each) and CIDR networks:
+// "172.30.57.10, 10.0.0.0/8".
+type prefixList struct{ p *[]netip.Prefix }
+
+func (l prefixList) Set(s string) error {
+	var prefixes []netip.Prefix
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		if addr, err := netip.ParseAddr(item); err == nil {
+			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			return fmt.Errorf("%q is not an address or a network: want e.g. 172.30.57.10, 10.0.0.0/8 or fd00::/8", item)
+		}
+		prefixes = append(prefixes, p.Masked())
+	}
+	*l.p = prefixes
+	return nil
+}
+
+func (l prefixList) String() string {
+	if l.p == nil {
+		return ""
+	}
+	items := make([]string, len(*l.p))
+	for i, p := range *l.p {
+		items[i] = p.String()
+	}
+	return strings.Join(items, ",")
+}
+
+func (l prefixList) field() any { return l.p }
 
 // byteCount is a flag.Value setting a byte count as GOMEMLIMIT writes one:
 // whole bytes or with a suffix KiB, MiB, GiB or TiB (536870912, 512MiB).
