@@ -307,10 +307,18 @@ func (e *Engine[TTx]) Precompute(ctx context.Context, req store.BoardRequest, st
 	// made it); the store checks the request, whether or not the row is
 	// new.
 	b, _, err := e.store.RequestBoard(ctx, req)
-	switch {
-	case err != nil:
+	if err != nil {
 		return store.Board{}, err
-	case b.State == store.Running || b.State == store.Done:
+	}
+	// A board that keeps counts only is ranked by its rank index, asked
+	// for with it (and again with every request, for a board counted
+	// before there were indexes): its jobs run after the board's chunks.
+	if !stores && n <= RanksMaxN && (b.State == store.Pending || b.State == store.Failed || !b.StoresSolutions) {
+		if _, err := e.PrecomputeRanks(ctx, n); err != nil {
+			return store.Board{}, fmt.Errorf("precompute: asking for the rank index of N=%d: %w", n, err)
+		}
+	}
+	if b.State == store.Running || b.State == store.Done {
 		return b, nil
 	}
 	args := BoardArgs{N: n, StoreSolutions: stores, RequestedBy: req.RequestedBy}
