@@ -1,0 +1,125 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nqueens/nqueens/internal/apitest"
+	"github.com/nqueens/nqueens/internal/eventually"
+	"github.com/nqueens/nqueens/server"
+	"github.com/nqueens/nqueens/solver"
+)
+
+// TestCountsOnlyRanks precomputes N=12..14 with their counts only through
+// the real server, engine and workers over a real store, on both backends,
+// with the solver's walk from the first solution turned off
+// (RankWalkMaxN 0): until a board's rank index is counted, solutionAt says
+// how far its count is; then solutionAt (all and unique) answers sampled
+// ranks, first and last included, with the solver's ordered listing's
+// item of that rank, solution(placement).rank and uniqueRank give the rank
+// back, and a rank past the last is NOT_FOUND.
+func TestCountsOnlyRanks(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"postgres", "sqlite"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			const token = "rank-token"
+			api, j := setupEngine(t, backend, token, func(c *server.Config) { c.Graph.RankWalkMaxN = 0 })
+			auth := []string{"Authorization", "Bearer " + token}
+			ns := []int{12, 13, 14}
+			for _, n := range ns {
+				r := api.Post(t, apitest.Request{Query: `mutation($n: Int!) { precompute(n: $n, storeSolutions: false) { n } }`,
+					Variables: map[string]any{"n": n}}, auth...)
+				if len(r.Errors) > 0 {
+					t.Fatalf("precompute(n: %d, storeSolutions: false): %s", n, r.Raw)
+				}
+			}
+			at := func(n int, rank uint64, unique bool) *apitest.Response {
+				return api.Post(t, apitest.Request{Query: `query($n: Int!, $r: BigInt!, $u: Boolean) { solutionAt(n: $n, rank: $r, unique: $u) { placement rank uniqueRank } }`,
+					Variables: map[string]any{"n": n, "r": fmt.Sprint(rank), "u": unique}})
+			}
+			// No job has run: the index of N=14 has none of its chunks.
+			chunks, _ := solver.Chunks(14, solver.RankChunkDepth(14))
+			if r := at(14, 1, false); r.Code() != "UNAVAILABLE" || !strings.Contains(r.Message(), fmt.Sprintf("0 of %d chunks done", len(chunks))) {
+				t.Errorf("solutionAt(n: 14) before the index is counted: %s; want UNAVAILABLE saying 0 of %d chunks are done", r.Raw, len(chunks))
+			}
+			if err := j.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { j.Shutdown() })
+			for _, n := range ns {
+				eventually.True(t, 5*time.Minute, func() string {
+					if r := at(n, 1, true); len(r.Errors) > 0 {
+						return string(r.Raw)
+					}
+					return ""
+				})
+			}
+			for _, n := range ns {
+				for _, unique := range []bool{false, true} {
+					checkRanks(t, api, n, unique, at)
+				}
+			}
+		})
+	}
+}
+
+// checkRanks compares solutionAt(n, k, unique) with item k of the
+// solver's listing for sampled k (the first, the last and random ones),
+// and the solution's rank with k; a rank past the last is NOT_FOUND.
+func checkRanks(t *testing.T, api *apitest.Bundle, n int, unique bool, at func(int, uint64, bool) *apitest.Response) {
+	t.Helper()
+	seq := solver.All(n)
+	if unique {
+		seq = solver.AllUnique(n)
+	}
+	var listing []solver.Placement
+	for p := range seq {
+		listing = append(listing, p.Clone())
+	}
+	total := uint64(len(listing))
+	ranks := []uint64{1, 2, total - 1, total}
+	for range 12 {
+		ranks = append(ranks, 1+rand.Uint64N(total))
+	}
+	for _, k := range ranks {
+		r := at(n, k, unique)
+		var data struct {
+			SolutionAt *struct {
+				Placement        []int
+				Rank, UniqueRank *string
+			}
+		}
+		if len(r.Errors) > 0 || json.Unmarshal(r.Data, &data) != nil || data.SolutionAt == nil {
+			t.Errorf("solutionAt(n: %d, rank: %d, unique: %t): %s", n, k, unique, r.Raw)
+			continue
+		}
+		want := listing[k-1]
+		if !slices.Equal(data.SolutionAt.Placement, want) {
+			t.Errorf("solutionAt(n: %d, rank: %d, unique: %t) = %v; the solver's listing has %v", n, k, unique, data.SolutionAt.Placement, want)
+			continue
+		}
+		// The rank back, from the placement alone.
+		var back struct {
+			Solution struct{ Rank, UniqueRank *string }
+		}
+		api.Query(t, `query($p: [Int!]!) { solution(placement: $p) { rank uniqueRank } }`, map[string]any{"p": want}, &back)
+		got := back.Solution.Rank
+		if unique {
+			got = back.Solution.UniqueRank
+		}
+		if got == nil || *got != fmt.Sprint(k) {
+			t.Errorf("solution(placement: %v) rank (unique %t) = %v; want %d", want, unique, got, k)
+		} else if data.SolutionAt.Rank == nil && !unique || data.SolutionAt.UniqueRank == nil && unique {
+			t.Errorf("solutionAt(n: %d, rank: %d, unique: %t): no rank in %s", n, k, unique, r.Raw)
+		}
+	}
+	if r := at(n, total+1, unique); r.Code() != "NOT_FOUND" {
+		t.Errorf("solutionAt(n: %d, rank: %d, unique: %t), past the last: %s; want NOT_FOUND", n, total+1, unique, r.Raw)
+	}
+}
