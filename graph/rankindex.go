@@ -60,11 +60,7 @@ func (r *Resolver) rankIndexOf(ctx context.Context, n int) (*rankIndex, error) {
 	if len(plan.Chunks) != len(counts) {
 		return nil, nqueens.Errorf(nqueens.EINTERNAL, "the rank index of N=%d has %d chunks, the solver plans %d", n, len(counts), len(plan.Chunks))
 	}
-	ix = &rankIndex{n: n, chunks: plan.Chunks, before: make([]uint64, len(counts)+1), uniqueBefore: make([]uint64, len(counts)+1)}
-	for i, c := range counts {
-		ix.before[i+1] = ix.before[i] + c.Total
-		ix.uniqueBefore[i+1] = ix.uniqueBefore[i] + c.Unique
-	}
+	ix = newRankIndex(n, plan.Chunks, counts)
 	r.indexes.mu.Lock()
 	if r.indexes.by == nil {
 		r.indexes.by = map[int]*rankIndex{}
@@ -72,6 +68,16 @@ func (r *Resolver) rankIndexOf(ctx context.Context, n int) (*rankIndex, error) {
 	r.indexes.by[n] = ix
 	r.indexes.mu.Unlock()
 	return ix, nil
+}
+
+// newRankIndex is the index of N's chunks with these counts, by index.
+func newRankIndex(n int, chunks []solver.Chunk, counts []solver.Counts) *rankIndex {
+	ix := &rankIndex{n: n, chunks: chunks, before: make([]uint64, len(counts)+1), uniqueBefore: make([]uint64, len(counts)+1)}
+	for i, c := range counts {
+		ix.before[i+1] = ix.before[i] + c.Total
+		ix.uniqueBefore[i+1] = ix.uniqueBefore[i] + c.Unique
+	}
+	return ix
 }
 
 // sums returns the prefix sums of the listing (unique: of canonical
