@@ -100,34 +100,34 @@ func (l indexedListing) Page(ctx context.Context, req store.PageRequest) ([]stor
 }
 
 // index returns the counted rank index of N; a nil index and no error
-// when the solver's walk from the first solution is to rank instead.
+// when the solver is to rank instead: N is small enough to walk from the
+// first solution, or no index was ever asked for (the solver's error then
+// says what it can do). An index on its way is an error that says how far
+// its count is.
 func (l indexedListing) index(ctx context.Context, n int) (*rankIndex, error) {
 	ix, err := l.r.rankIndexOf(ctx, n)
-	if err == nil {
-		return ix, nil
-	}
 	switch {
+	case err == nil:
+		return ix, nil
 	case n <= l.r.opts.RankWalkMaxN:
-		return nil, nil // small enough to walk
+		return nil, nil
 	case nqueens.ErrorCode(err) != nqueens.ENOTFOUND:
 		return nil, err
 	}
-	return nil, l.r.missingIndex(ctx, n)
+	fc, err := l.r.boards.FilteredCount(ctx, n, solver.Filter{})
+	if err != nil {
+		return nil, nil
+	}
+	return nil, missingIndex(fc)
 }
 
-// missingIndex is the error of a rank of N without a counted rank index:
-// what is missing, and how far its count is.
-func (r *Resolver) missingIndex(ctx context.Context, n int) error {
-	const why = "ranks of a board that is not in the store come from its rank index, the counts of its chunks in lexicographic order"
-	fc, err := r.boards.FilteredCount(ctx, n, solver.Filter{})
-	var msg string
-	switch {
-	case err != nil:
-		msg = fmt.Sprintf("N=%d has no rank index: %s, counted when the board is precomputed with its counts only (precompute(n: %d))", n, why, n)
-	case fc.State == store.Failed:
-		msg = fmt.Sprintf("the rank index of N=%d failed with %d of %d chunks counted (%s); %s, and precomputing the board again resumes it", n, fc.ChunksDone, fc.ChunksTotal, fc.LastError, why)
-	default:
-		msg = fmt.Sprintf("the rank index of N=%d is being counted: %d of %d chunks done; %s, and need all of them", n, fc.ChunksDone, fc.ChunksTotal, why)
+// missingIndex is the error of a rank of a board whose rank index fc is
+// not counted yet: what is missing, and how far its count is.
+func missingIndex(fc store.FilteredCount) error {
+	const why = "ranks of a board kept with its counts only come from its rank index, the counts of its chunks in lexicographic order"
+	msg := fmt.Sprintf("the rank index of N=%d is being counted: %d of %d chunks done; %s, and need all of them", fc.N, fc.ChunksDone, fc.ChunksTotal, why)
+	if fc.State == store.Failed {
+		msg = fmt.Sprintf("the rank index of N=%d failed with %d of %d chunks counted (%s); %s, and precomputing the board again resumes it", fc.N, fc.ChunksDone, fc.ChunksTotal, fc.LastError, why)
 	}
 	return &apierror.Error{Code: apierror.Unavailable, Err: solverpool.ErrNoWalk, Message: msg}
 }
