@@ -1,11 +1,18 @@
 package graph
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/nqueens/nqueens/internal/apierror"
 	"github.com/nqueens/nqueens/internal/oeis"
+	"github.com/nqueens/nqueens/internal/solverpool"
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 )
 
 // partialIndex is the rank index of N with the true counts of its first
@@ -104,4 +111,64 @@ func TestRankIndexN17(t *testing.T) {
 	if _, err := l.SolutionAt(ctx, n, total+1, false); err == nil {
 		t.Errorf("SolutionAt(%d, %d), past the last, found one", n, total+1)
 	}
+}
+
+// TestMissingRankIndex: over a real store (SQLite), a rank of N=17 whose
+// index is being counted is UNAVAILABLE saying how far the count is, one
+// whose index failed says why and how to resume it, and one of N=18, whose
+// index was never asked for, is the solver's to refuse (too large to
+// walk); none is an answer.
+func TestMissingRankIndex(t *testing.T) {
+	ctx := t.Context()
+	st := sqlitetest.OpenTemp(t)
+	opts := DefaultOptions()
+	opts.Boards, opts.Stored = st, st
+	r, err := NewResolver(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := indexedListing{r}
+	const n = 17
+	zero := solver.Filter{}
+	plan, err := solver.PlanFilteredCount(n, zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.RequestFilteredCount(ctx, store.FilteredCountRequest{N: n, Filter: zero, Chunks: len(plan.Chunks)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		w := store.FilteredChunkWrite{N: n, Filter: zero, Index: i, Counts: plan.Chunks[i].CountFiltered(zero)}
+		if _, err := st.WriteFilteredChunk(ctx, w, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(err error, parts ...string) {
+		t.Helper()
+		var ae *apierror.Error
+		if !errors.As(err, &ae) || ae.Code != apierror.Unavailable || !errors.Is(err, solverpool.ErrNoWalk) {
+			t.Fatalf("%v; want UNAVAILABLE, too large to walk", err)
+		}
+		for _, part := range parts {
+			if !strings.Contains(ae.Message, part) {
+				t.Errorf("%q does not say %q", ae.Message, part)
+			}
+		}
+	}
+	_, err = l.SolutionAt(ctx, n, 5, false)
+	want(err, fmt.Sprintf("the rank index of N=17 is being counted: 2 of %d chunks done", len(plan.Chunks)))
+	var first solver.Placement
+	for p := range solver.AllUnique(n) {
+		first = p.Clone()
+		break
+	}
+	_, err = l.Rank(ctx, n, first, true)
+	want(err, "being counted")
+	if _, err := st.FailFilteredCount(ctx, n, zero, "chunk 7 failed 5 times"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.SolutionAt(ctx, n, 5, true)
+	want(err, fmt.Sprintf("failed with 2 of %d chunks counted (chunk 7 failed 5 times)", len(plan.Chunks)), "precomputing the board again resumes it")
+	_, err = l.SolutionAt(ctx, 18, 5, false)
+	want(err)
 }

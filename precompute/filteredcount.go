@@ -49,8 +49,8 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 const RanksMaxN = 19
 
 // rankChunkPriority is River's priority of the rank index's chunk jobs:
-// after the boards' chunks (priority 1), so that a board that keeps
-// counts only is counted first, by its tasks, and ranked after.
+// after the boards' chunks (priority 1), so that the boards asked for
+// while an index is counted are not held up by it.
 const rankChunkPriority = 2
 
 // PrecomputeRanks asks for the rank index of board n to be computed in
