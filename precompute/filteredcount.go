@@ -43,9 +43,9 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 }
 
 // RanksMaxN is the largest board whose rank index PrecomputeRanks counts:
-// the index lists every solution (N=17's 95,815,104 in about 100 s of
-// one core, N=19's five billion in hours), and N=20 would have 654,548
-// chunks of 39 billion solutions.
+// the index lists every solution (N=17's 95,815,104 took 8 min 20 s of
+// one core on a loaded machine, docs/PERFORMANCE.md; N=19 has 52 times as
+// many), and N=20's would be 654,548 chunks of 39 billion solutions.
 const RanksMaxN = 19
 
 // rankChunkPriority is River's priority of the rank index's chunk jobs:
