@@ -201,3 +201,42 @@ func (l indexedListing) Rank(ctx context.Context, n int, p solver.Placement, uni
 	}
 	return ix.sums(unique)[i] + within + 1, nil
 }
+
+// ranksInIndex returns the ranks of page's placements, ascending
+// solutions of N (unique: canonical ones), through N's rank index: one
+// walk of each chunk they fall in, up to the last of them there.
+func (r *Resolver) ranksInIndex(ctx context.Context, ix *rankIndex, unique bool, page []solver.Placement) ([]uint64, error) {
+	ranks := make([]uint64, len(page))
+	sums := ix.sums(unique)
+	depth := len(ix.chunks[0].Prefix)
+	for i := 0; i < len(page); {
+		c, ok := slices.BinarySearchFunc(ix.chunks, page[i][:depth], func(c solver.Chunk, prefix solver.Placement) int {
+			return c.Prefix.Compare(prefix)
+		})
+		if !ok {
+			return nil, internal(fmt.Errorf("%v has no chunk in the rank index of N=%d", page[i], ix.n))
+		}
+		// The page's items in this chunk: page[i:j].
+		j := i
+		for j < len(page) && page[j][:depth].Compare(ix.chunks[c].Prefix) == 0 {
+			j++
+		}
+		k, next := sums[c], i
+		err := r.solver.WalkChunk(ctx, fmt.Sprintf("ranking solutions of N=%d in their chunk", ix.n), ix.chunks[c], unique, func(q solver.Placement) bool {
+			k++
+			if q.Compare(page[next]) == 0 {
+				ranks[next] = k
+				next++
+			}
+			return next < j
+		})
+		switch {
+		case err != nil:
+			return nil, err
+		case next < j:
+			return nil, internal(fmt.Errorf("the walk of chunk %v of N=%d (unique %t) did not pass %v", ix.chunks[c].Prefix, ix.n, unique, page[next]))
+		}
+		i = j
+	}
+	return ranks, nil
+}

@@ -63,7 +63,45 @@ func TestCountsOnlyRanks(t *testing.T) {
 					checkRanks(t, api, n, unique, at)
 				}
 			}
+			checkFilteredRanks(t, api, 13)
 		})
+	}
+}
+
+// checkFilteredRanks compares the ranks of a filtered page of N, whose
+// items lie in several chunks of the rank index, with their places in the
+// solver's listing, all and unique.
+func checkFilteredRanks(t *testing.T, api *apitest.Bundle, n int) {
+	t.Helper()
+	for _, unique := range []bool{false, true} {
+		field, rank, seq := "solutions", "rank", solver.All(n)
+		if unique {
+			field, rank, seq = "uniqueSolutions", "uniqueRank", solver.AllUnique(n)
+		}
+		var listing []solver.Placement
+		for p := range seq {
+			listing = append(listing, p.Clone())
+		}
+		var data map[string]struct {
+			Edges []struct {
+				Node struct {
+					Placement []int
+					Rank      *string
+				}
+			}
+		}
+		api.Query(t, fmt.Sprintf(`query($n: Int!) { %s(n: $n, first: 40, where: {queens: [{row: 3, col: 6}]}) { edges { node { placement rank: %s } } } }`, field, rank),
+			map[string]any{"n": n}, &data)
+		edges := data[field].Edges
+		if len(edges) < 2 {
+			t.Fatalf("%s(n: %d) with a queen on (3, 6): %d edges", field, n, len(edges))
+		}
+		for _, e := range edges {
+			want := slices.IndexFunc(listing, func(p solver.Placement) bool { return slices.Equal(p, e.Node.Placement) }) + 1
+			if e.Node.Rank == nil || *e.Node.Rank != fmt.Sprint(want) {
+				t.Errorf("%s(n: %d, where): %v has %s %v, want %d", field, n, e.Node.Placement, rank, e.Node.Rank, want)
+			}
+		}
 	}
 }
 

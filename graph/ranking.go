@@ -43,8 +43,13 @@ func (r *Resolver) rankOf(ctx context.Context, src Listing, n int, unique bool, 
 // solver's listing up to the last of them, or one lookup each in the
 // store.
 func (r *Resolver) ranksOf(ctx context.Context, src Listing, tag Source, n int, unique bool, page []solver.Placement) ([]uint64, error) {
+	if tag == SourceSolver {
+		if ix, err := r.rankIndexOf(ctx, n); err == nil {
+			return r.ranksInIndex(ctx, ix, unique, page)
+		}
+	}
 	ranks := make([]uint64, len(page))
-	if tag != SourceSolver || r.indexed(ctx, n) {
+	if tag != SourceSolver {
 		for i, p := range page {
 			rank, err := r.rankOf(ctx, src, n, unique, p)
 			if err != nil {
@@ -71,14 +76,6 @@ func (r *Resolver) ranksOf(ctx context.Context, src Listing, tag Source, n int, 
 		return nil, internal(fmt.Errorf("the walk of N=%d (unique %t) did not pass %v", n, unique, page[i]))
 	}
 	return ranks, nil
-}
-
-// indexed reports whether N has a counted rank index: its ranks are then
-// found within their chunks, one by one, rather than by a walk from the
-// first solution.
-func (r *Resolver) indexed(ctx context.Context, n int) bool {
-	_, err := r.rankIndexOf(ctx, n)
-	return err == nil
 }
 
 // solutionAt returns solution #rank of a board's listing (unique: of its
