@@ -101,9 +101,9 @@ func (l indexedListing) Page(ctx context.Context, req store.PageRequest) ([]stor
 
 // index returns the counted rank index of N; a nil index and no error
 // when the solver is to rank instead: N is small enough to walk from the
-// first solution, or no index was ever asked for (the solver's error then
-// says what it can do). An index on its way is an error that says how far
-// its count is.
+// first solution, or the board is not one kept as counts only (the
+// solver's error then says what it can do). An index on its way, or a
+// counts-only board without one, is an error that says what is missing.
 func (l indexedListing) index(ctx context.Context, n int) (*rankIndex, error) {
 	ix, err := l.r.rankIndexOf(ctx, n)
 	switch {
@@ -114,11 +114,30 @@ func (l indexedListing) index(ctx context.Context, n int) (*rankIndex, error) {
 	case nqueens.ErrorCode(err) != nqueens.ENOTFOUND:
 		return nil, err
 	}
-	fc, err := l.r.boards.FilteredCount(ctx, n, solver.Filter{})
-	if err != nil {
-		return nil, nil
+	if fc, err := l.r.boards.FilteredCount(ctx, n, solver.Filter{}); err == nil {
+		return nil, missingIndex(fc)
 	}
-	return nil, missingIndex(fc)
+	if b, err := l.r.boards.Board(ctx, n); err == nil && !b.StoresSolutions && b.State != store.Pending {
+		return nil, countsOnlyUnranked(b)
+	}
+	return nil, nil
+}
+
+// countsOnlyUnranked is the error of a rank of board b, kept with its
+// counts only, whose rank index was never asked for: what it waits for.
+func countsOnlyUnranked(b store.Board) error {
+	var msg string
+	switch {
+	case b.N > solver.RankIndexMaxN:
+		msg = fmt.Sprintf("N=%d keeps counts only and has no rank index (boards have one up to N=%d): its ranks are not known", b.N, solver.RankIndexMaxN)
+	case b.State == store.Running:
+		msg = fmt.Sprintf("N=%d is being counted: %d of %d chunks done; its rank index is counted after it, and ranks need that index", b.N, b.ChunksDone, b.ChunksTotal)
+	case b.State == store.Failed:
+		msg = fmt.Sprintf("the count of N=%d failed (%s); precompute it again: its rank index is counted after it, and ranks need that index", b.N, b.LastError)
+	default:
+		msg = fmt.Sprintf("N=%d was counted before boards had rank indexes; precompute it again (precompute(n: %d)) to have its index counted", b.N, b.N)
+	}
+	return &apierror.Error{Code: apierror.Unavailable, Err: solverpool.ErrNoWalk, Message: msg}
 }
 
 // missingIndex is the error of a rank of a board whose rank index fc is

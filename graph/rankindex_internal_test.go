@@ -115,9 +115,10 @@ func TestRankIndexN17(t *testing.T) {
 
 // TestMissingRankIndex: over a real store (SQLite), a rank of N=17 whose
 // index is being counted is UNAVAILABLE saying how far the count is, one
-// whose index failed says why and how to resume it, and one of N=18, whose
-// index was never asked for, is the solver's to refuse (too large to
-// walk); none is an answer.
+// whose index failed says why and how to resume it, one of N=18, unknown
+// to the store, is the solver's to refuse (too large to walk); once N=18
+// is being counted with its counts only, the board's progress is what is
+// missing, and N=20 has no index to wait for. None is an answer.
 func TestMissingRankIndex(t *testing.T) {
 	ctx := t.Context()
 	st := sqlitetest.OpenTemp(t)
@@ -171,4 +172,14 @@ func TestMissingRankIndex(t *testing.T) {
 	want(err, fmt.Sprintf("failed with 2 of %d chunks counted (chunk 7 failed 5 times)", len(plan.Chunks)), "precomputing the board again resumes it")
 	_, err = l.SolutionAt(ctx, 18, 5, false)
 	want(err)
+	// Boards kept as counts only, planned by tasks, without an index.
+	for _, plan := range []store.BoardPlan{{N: 18, Tasks: true, TasksPerChunk: 256, SolverVersion: "test"}, {N: 20, Tasks: true, TasksPerChunk: 256, SolverVersion: "test"}} {
+		if _, _, err := st.PlanBoard(ctx, plan, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = l.SolutionAt(ctx, 18, 5, false)
+	want(err, "N=18 is being counted: 0 of", "its rank index is counted after it")
+	_, err = l.Rank(ctx, 20, solver.Placement{}, false)
+	want(err, "N=20 keeps counts only and has no rank index (boards have one up to N=19)")
 }

@@ -42,11 +42,11 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 	return e.precomputeCount(ctx, n, f, nil)
 }
 
-// RanksMaxN is the largest board whose rank index PrecomputeRanks counts:
-// the index lists every solution (N=17's 95,815,104 took 8 min 20 s of
-// one core on a loaded machine, docs/PERFORMANCE.md; N=19 has 52 times as
-// many), and N=20's would be 654,548 chunks of 39 billion solutions.
-const RanksMaxN = 19
+// RanksMaxN is the largest board whose rank index PrecomputeRanks counts
+// (solver.RankIndexMaxN): the index lists every solution, and N=17's
+// 95,815,104 took 8 min 20 s of one core on a loaded machine
+// (docs/PERFORMANCE.md).
+const RanksMaxN = solver.RankIndexMaxN
 
 // rankChunkPriority is River's priority of the rank index's chunk jobs:
 // after the boards' chunks (priority 1), so that the boards asked for

@@ -200,6 +200,11 @@ func FilterChunkDepth(n int) int {
 	}
 }
 
+// RankIndexMaxN is the largest N whose boards kept as counts only get a
+// rank index: the index lists every solution (N=19 has 4.97 billion, 52
+// times N=17's), and N=20's would be 654,548 chunks of 39 billion.
+const RankIndexMaxN = 19
+
 // RankChunkDepth is the prefix length of the chunks whose counts rank the
 // solutions of a board that keeps counts only: the chunk of rank k is found
 // by the chunks' prefix sums, and the solver then walks within it, so a
