@@ -84,7 +84,7 @@ func (r *Resolver) source(b store.Board) (Listing, Source) {
 	if r.opts.Stored != nil && b.State == store.Done && b.StoresSolutions {
 		return r.opts.Stored, SourceStore
 	}
-	return r.solver, SourceSolver
+	return indexedListing{r}, SourceSolver
 }
 
 func (r *Resolver) boardModel(b store.Board) *Board {

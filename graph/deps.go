@@ -33,6 +33,10 @@ type BoardReader interface {
 	// FilteredCount returns the stored count of N under filter f (kept
 	// by f.Key()), ENOTFOUND when it was never asked for.
 	FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error)
+	// FilteredCountChunks returns the counts of the chunks of the done
+	// count of N under f by chunk index (the zero filter's: the rank
+	// index), ENOTFOUND while there is none.
+	FilteredCountChunks(ctx context.Context, n int, f solver.Filter) ([]solver.Counts, error)
 }
 
 // Listing lists the solutions of a board in lexicographic order,
@@ -92,6 +96,10 @@ func (noStore) Boards(context.Context, ...store.BoardState) ([]store.Board, erro
 
 func (noStore) FilteredCount(context.Context, int, solver.Filter) (store.FilteredCount, error) {
 	return store.FilteredCount{}, errNoStore
+}
+
+func (noStore) FilteredCountChunks(context.Context, int, solver.Filter) ([]solver.Counts, error) {
+	return nil, errNoStore
 }
 
 func (noStore) SquareCounts(context.Context, int) (solver.SquareCounts, error) {

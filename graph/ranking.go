@@ -43,6 +43,11 @@ func (r *Resolver) rankOf(ctx context.Context, src Listing, n int, unique bool, 
 // solver's listing up to the last of them, or one lookup each in the
 // store.
 func (r *Resolver) ranksOf(ctx context.Context, src Listing, tag Source, n int, unique bool, page []solver.Placement) ([]uint64, error) {
+	if tag == SourceSolver {
+		if ix, err := r.rankIndexOf(ctx, n); err == nil {
+			return r.ranksInIndex(ctx, ix, unique, page)
+		}
+	}
 	ranks := make([]uint64, len(page))
 	if tag != SourceSolver {
 		for i, p := range page {

@@ -30,6 +30,8 @@ type Resolver struct {
 	// row is read once per process. Every other row is read each time,
 	// which is what lets boardProgress follow workers in other processes.
 	done sync.Map
+	// indexes keeps the rank indexes of boards not in the store.
+	indexes rankIndexes
 
 	countMu sync.Mutex
 	counted map[int]solver.Counts

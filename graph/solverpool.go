@@ -30,6 +30,10 @@ type SolverPool interface {
 	// visit returns false; what says what it is for, in errors. It
 	// refuses boards too large to walk (solverpool.ErrNoWalk).
 	Walk(ctx context.Context, what string, n int, unique bool, visit func(p solver.Placement) bool) error
+	// WalkChunk calls visit with each item of chunk c's part of the
+	// listing, in order, until visit returns false: a chunk of a rank
+	// index, whatever its N.
+	WalkChunk(ctx context.Context, what string, c solver.Chunk, unique bool, visit func(p solver.Placement) bool) error
 	// Once computes fn once per key in ctx's operation: identical fields
 	// of one request share one search.
 	Once(ctx context.Context, key any, fn func() (any, error)) (any, error)

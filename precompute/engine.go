@@ -326,10 +326,19 @@ func (e *Engine[TTx]) Precompute(ctx context.Context, req store.BoardRequest, st
 	// made it); the store checks the request, whether or not the row is
 	// new.
 	b, _, err := e.store.RequestBoard(ctx, req)
-	switch {
-	case err != nil:
+	if err != nil {
 		return store.Board{}, err
-	case b.State == store.Running || b.State == store.Done:
+	}
+	// A board that keeps counts only is ranked by its rank index, asked
+	// for when the board is done (finish); asking for the board again
+	// asks for it too: a board counted before there were indexes gets
+	// one, a failed index resumes.
+	if b.State == store.Done && !b.StoresSolutions && n <= RanksMaxN {
+		if _, err := e.PrecomputeRanks(ctx, n); err != nil {
+			return store.Board{}, fmt.Errorf("precompute: asking for the rank index of N=%d: %w", n, err)
+		}
+	}
+	if b.State == store.Running || b.State == store.Done {
 		return b, nil
 	}
 	args := BoardArgs{N: n, StoreSolutions: stores, RequestedBy: req.RequestedBy}
@@ -408,6 +417,15 @@ func (e *Engine[TTx]) finish(ctx context.Context, n int) error {
 		e.log.Info("board done", "n", n, "solutions", b.Counts.Total, "unique", b.Counts.Unique,
 			"chunks", b.ChunksTotal, "seconds", b.Duration.Seconds())
 		e.changed(n)
+		if !b.StoresSolutions && n <= RanksMaxN {
+			// The board is done whatever becomes of its index: a failure
+			// here is logged, and asking for the board again asks again.
+			if fc, err := e.PrecomputeRanks(ctx, n); err != nil {
+				e.log.Error("asking for the rank index of a board kept as counts only; ask for the board again", "n", n, "err", err)
+			} else {
+				e.log.Info("rank index asked for", "n", n, "chunks", fc.ChunksTotal)
+			}
+		}
 		return nil
 	case b.State == store.Failed:
 		e.log.Error("board failed: its chunk counts do not add up", "n", n, "err", err)

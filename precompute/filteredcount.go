@@ -39,6 +39,37 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 	if f.IsZero() {
 		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "give the filter at least one square; the count of the whole board is the board's precompute")
 	}
+	return e.precomputeCount(ctx, n, f, nil)
+}
+
+// RanksMaxN is the largest board whose rank index PrecomputeRanks counts
+// (solver.RankIndexMaxN): the index lists every solution, and N=17's
+// 95,815,104 took 8 min 20 s of one core on a loaded machine
+// (docs/PERFORMANCE.md).
+const RanksMaxN = solver.RankIndexMaxN
+
+// rankChunkPriority is River's priority of the rank index's chunk jobs:
+// after the boards' chunks (priority 1), so that the boards asked for
+// while an index is counted are not held up by it.
+const rankChunkPriority = 2
+
+// PrecomputeRanks asks for the rank index of board n to be computed in
+// the background: the count of each of its prefix chunks
+// (solver.RankChunkDepth), all solutions and canonical ones, kept as the
+// count of the zero filter. A board that keeps counts only is counted by
+// tasks that do not follow the lexicographic order; the index's prefix
+// sums give the chunk of any rank, within which the solver walks. Asking
+// again changes nothing, as for any filtered count.
+func (e *Engine[TTx]) PrecomputeRanks(ctx context.Context, n int) (store.FilteredCount, error) {
+	if n < 1 || n > RanksMaxN {
+		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "ranks are indexed for N from 1 to %d, got %d", RanksMaxN, n)
+	}
+	return e.precomputeCount(ctx, n, solver.Filter{}, &river.InsertOpts{Priority: rankChunkPriority})
+}
+
+// precomputeCount records the count of n under f and queues its chunks'
+// jobs, with opts when not nil (see PrecomputeCount).
+func (e *Engine[TTx]) precomputeCount(ctx context.Context, n int, f solver.Filter, opts *river.InsertOpts) (store.FilteredCount, error) {
 	plan, err := solver.PlanFilteredCount(n, f)
 	if err != nil {
 		return store.FilteredCount{}, nqueens.Errorf(nqueens.EINVALID, "%v", err)
@@ -48,7 +79,7 @@ func (e *Engine[TTx]) PrecomputeCount(ctx context.Context, n int, f solver.Filte
 	fc, created, err := e.store.RequestFilteredCount(ctx, req, func(ctx context.Context, tx TTx, todo []int) error {
 		params := make([]river.InsertManyParams, len(todo))
 		for i, idx := range todo {
-			params[i] = river.InsertManyParams{Args: FilteredChunkArgs{N: n, Filter: f, Index: idx}}
+			params[i] = river.InsertManyParams{Args: FilteredChunkArgs{N: n, Filter: f, Index: idx}, InsertOpts: opts}
 		}
 		if _, err := e.client.InsertManyTx(ctx, tx, params); err != nil {
 			return fmt.Errorf("queueing the %d chunk jobs of the count of N=%d under %q: %w", len(todo), n, key, err)

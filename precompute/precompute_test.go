@@ -46,13 +46,17 @@ func TestStoredBoards(t *testing.T) {
 			boardtest.CheckStored(t, b.store, n)
 			boardtest.CheckSquareCounts(t, b.store, n)
 			checkChunksOnce(t, b, n)
+			if _, err := b.store.FilteredCount(b.ctx, n, solver.Filter{}); nqueens.ErrorCode(err) != nqueens.ENOTFOUND {
+				t.Errorf("N=%d: the rank index of a stored board: %v, want ENOTFOUND (its ranks come from the store)", n, err)
+			}
 		}
 	})
 }
 
 // TestCountsOnlyBoard computes N=11 and N=12 above a storage limit of 8:
-// their chunks are runs of the counter's tasks, their counts right, and no
-// solution is stored.
+// their chunks are runs of the counter's tasks, their counts right, no
+// solution is stored, and each, once done, has its rank index asked for
+// (the count of the zero filter, in the solver's rank chunks).
 func TestCountsOnlyBoard(t *testing.T) {
 	onBackends(t, func(t *testing.T, backend string) {
 		b := setup(t, backend, options{config: func(c *precompute.Config) { c.StoreMaxN = 8 }})
@@ -70,6 +74,17 @@ func TestCountsOnlyBoard(t *testing.T) {
 				t.Errorf("N=%d: SquareCounts of a board counted by tasks: %v, want ENOTFOUND (its solutions were not listed)", n, err)
 			}
 			checkChunksOnce(t, b, n)
+			plan, err := solver.PlanFilteredCount(n, solver.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The index is asked for just after the board is done.
+			eventually.True(t, time.Minute, func() string {
+				if fc, err := b.store.FilteredCount(b.ctx, n, solver.Filter{}); err != nil || fc.ChunksTotal != len(plan.Chunks) {
+					return fmt.Sprintf("N=%d: the rank index: %+v, %v; want one of %d chunks asked for", n, fc, err, len(plan.Chunks))
+				}
+				return ""
+			})
 		}
 		// Asking to store a board above the limit is refused.
 		_, err := b.engine.Precompute(b.ctx, store.BoardRequest{N: 9}, boolPtr(true))

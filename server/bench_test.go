@@ -66,6 +66,10 @@ func (m *memorySource) FilteredCount(_ context.Context, n int, filter solver.Fil
 	return store.FilteredCount{}, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no count under %q in memory", n, filter)
 }
 
+func (m *memorySource) FilteredCountChunks(_ context.Context, n int, filter solver.Filter) ([]solver.Counts, error) {
+	return nil, nqueens.Errorf(nqueens.ENOTFOUND, "N=%d has no count under %q in memory", n, filter)
+}
+
 // Page pages forward (the benchmark's only direction), as the store does.
 func (m *memorySource) Page(_ context.Context, req store.PageRequest) ([]store.Solution, error) {
 	i := 0

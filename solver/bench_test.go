@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/nqueens/nqueens/internal/oeis"
 	"github.com/nqueens/nqueens/solver"
@@ -293,4 +294,46 @@ func BenchmarkSquareCountsFiltered(b *testing.B) {
 		}
 		b.ReportMetric(float64(want.Total), "solutions")
 	})
+}
+
+// Walking whole chunks of a rank index (solver.RankChunkDepth), the most a
+// solutionAt or a rank of a board that keeps counts only walks: eight
+// chunks spread over the board, each walked to its end; the metrics are
+// the slowest chunk's time and the mean number of solutions a chunk.
+func BenchmarkRankChunkWalk(b *testing.B) {
+	for _, n := range []int{17, 19} {
+		chunks, err := solver.Chunks(n, solver.RankChunkDepth(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var sample []solver.Chunk
+		var want []solver.Counts
+		for j := range 8 {
+			c := chunks[(2*j+1)*len(chunks)/16]
+			sample, want = append(sample, c), append(want, c.Count())
+		}
+		for _, unique := range []bool{false, true} {
+			b.Run(fmt.Sprintf("N=%d/unique=%t", n, unique), func(b *testing.B) {
+				var slowest time.Duration
+				var items uint64
+				for b.Loop() {
+					items = 0
+					for i, c := range sample {
+						start := time.Now()
+						var count uint64
+						for range c.Walk(unique, nil) {
+							count++
+						}
+						slowest = max(slowest, time.Since(start))
+						if unique && count != want[i].Unique || !unique && count != want[i].Total {
+							b.Fatalf("%v: walked %d, counts %+v", c, count, want[i])
+						}
+						items += count
+					}
+				}
+				b.ReportMetric(float64(slowest.Microseconds())/1000, "ms-slowest-chunk")
+				b.ReportMetric(float64(items)/float64(len(sample)), "items/chunk")
+			})
+		}
+	}
 }

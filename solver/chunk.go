@@ -92,6 +92,15 @@ func (c Chunk) Solutions() iter.Seq[Placement] {
 	return walkSeq(walk{n: c.N, fixed: c.Prefix})
 }
 
+// Walk yields the chunk's solutions in ascending order, only the
+// canonical ones when unique: the chunk's part of the listing of All (or
+// AllUnique). check, when not nil, is called every few thousand nodes of
+// the search, and false stops it. Like the other iterators it reuses the
+// placement it yields.
+func (c Chunk) Walk(unique bool, check func() bool) iter.Seq[Placement] {
+	return walkSeq(walk{n: c.N, fixed: c.Prefix, unique: unique, check: check})
+}
+
 // Count counts the chunk's solutions (Total) and, among them, the canonical
 // members of their classes (Unique and the Orbit fields). Summed over all
 // chunks of N these are the board's Counts.

@@ -46,15 +46,11 @@ type FilteredChunkWrite struct {
 }
 
 // checkCountFilter checks the filter of a filtered count on board N: a
-// checked filter (solver.Filter.Check) with at least one square.
+// checked filter (solver.Filter.Check). The zero filter's count is the
+// rank index of a board that keeps counts only: its chunks' counts in
+// lexicographic order.
 func checkCountFilter(n int, f solver.Filter) error {
-	if err := checkFilter(n, f); err != nil {
-		return err
-	}
-	if f.IsZero() {
-		return nqueens.Errorf(nqueens.EINVALID, "a filtered count needs a filter with at least one square; the board's own counts are the unfiltered ones")
-	}
-	return nil
+	return checkFilter(n, f)
 }
 
 func (c checked[TTx]) RequestFilteredCount(ctx context.Context, req FilteredCountRequest, onCreate FilteredCountTxFunc[TTx]) (_ FilteredCount, _ bool, err error) {
@@ -112,4 +108,16 @@ func (c checked[TTx]) FilteredCount(ctx context.Context, n int, f solver.Filter)
 	}
 	fc, err := c.s.FilteredCount(ctx, n, f)
 	return fc, c.err(err)
+}
+
+func (c checked[TTx]) FilteredCountChunks(ctx context.Context, n int, f solver.Filter) (_ []solver.Counts, err error) {
+	defer c.end("FilteredCountChunks", time.Now(), &err)
+	if err := checkN(n); err != nil {
+		return nil, err
+	}
+	if err := checkCountFilter(n, f); err != nil {
+		return nil, err
+	}
+	out, err := c.s.FilteredCountChunks(ctx, n, f)
+	return out, c.err(err)
 }

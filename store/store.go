@@ -112,6 +112,13 @@ type Reader interface {
 	// FilteredCount returns the count of N under filter f:
 	// nqueens.ENOTFOUND when it was never asked for.
 	FilteredCount(ctx context.Context, n int, f solver.Filter) (FilteredCount, error)
+	// FilteredCountChunks returns the counts (Total and Unique) of the
+	// chunks of the done count of N under f, by chunk index: the chunks of
+	// solver.PlanFilteredCount, in lexicographic order, so that their
+	// prefix sums rank the solutions (the zero filter's count is the rank
+	// index of a board that keeps counts only). nqueens.ENOTFOUND when the
+	// count was never asked for or is not done.
+	FilteredCountChunks(ctx context.Context, n int, f solver.Filter) ([]solver.Counts, error)
 	// Ping checks that the database answers (nqueens.EUNAVAILABLE when it
 	// does not).
 	Ping(ctx context.Context) error

@@ -96,6 +96,14 @@ func (l *lateStore) FilteredCount(ctx context.Context, n int, f solver.Filter) (
 	return st.FilteredCount(ctx, n, f)
 }
 
+func (l *lateStore) FilteredCountChunks(ctx context.Context, n int, f solver.Filter) ([]solver.Counts, error) {
+	st, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return st.FilteredCountChunks(ctx, n, f)
+}
+
 func (l *lateStore) Ping(ctx context.Context) error {
 	st, err := l.get()
 	if err != nil {

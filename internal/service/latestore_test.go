@@ -43,7 +43,10 @@ func TestLateStore(t *testing.T) {
 				return keys, err
 			},
 			"FilteredCount": func() (any, error) { return s.FilteredCount(ctx, 6, counted) },
-			"Ping":          func() (any, error) { return nil, s.Ping(ctx) },
+			"FilteredCountChunks": func() (any, error) {
+				return s.FilteredCountChunks(ctx, 6, counted)
+			},
+			"Ping": func() (any, error) { return nil, s.Ping(ctx) },
 		}
 	}
 	var l lateStore

@@ -272,6 +272,27 @@ func (s *Pool) Walk(ctx context.Context, what string, n int, unique bool, visit 
 	})
 }
 
+// WalkChunk calls visit with each item of chunk c's part of the listing
+// (unique: its canonical solutions), in order, until visit returns false,
+// on a solver slot, stopping with TIMEOUT when ctx ends or the operation's
+// budget is spent. Unlike Walk it takes any N: the chunks of a rank index
+// are small (solver.RankChunkDepth), and the budget bounds the rest.
+func (s *Pool) WalkChunk(ctx context.Context, what string, c solver.Chunk, unique bool, visit func(p solver.Placement) bool) error {
+	return s.search(ctx, what, func(checkpoint func() error) error {
+		var stopped error
+		check := func() bool {
+			stopped = checkpoint()
+			return stopped == nil
+		}
+		for p := range c.Walk(unique, check) {
+			if !visit(p) {
+				break
+			}
+		}
+		return stopped
+	})
+}
+
 // SolutionAt implements graph.Listing by walking the listing to rank.
 func (s *Pool) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) (store.Solution, error) {
 	if rank == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 const filteredCountColumns = `n, filter, state, last_error, total, unique_count, chunks_total, chunks_done, requested_at, finished_at`
@@ -49,6 +50,39 @@ func filteredCount(ctx context.Context, q querier, n int, filter, lock string) (
 func (s *queries) FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	filter := f.Key()
 	return filteredCount(ctx, s.pool, n, filter, "")
+}
+
+// FilteredCountChunks returns the chunks' counts of a done count; see
+// store.Reader.
+func (s *queries) FilteredCountChunks(ctx context.Context, n int, f solver.Filter) ([]solver.Counts, error) {
+	filter := f.Key()
+	var out []solver.Counts
+	err := s.inTxWith(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		fc, err := filteredCount(ctx, tx, n, filter, "")
+		if err != nil {
+			return err
+		}
+		if err := lifecycle.CheckFilteredCountDone(fc); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT idx, total, unique_count FROM filtered_count_chunks
+			WHERE n = $1 AND filter = $2 ORDER BY idx`, n, filter)
+		if err != nil {
+			return err
+		}
+		out = make([]solver.Counts, fc.ChunksTotal)
+		var idx int
+		var total, unique int64
+		_, err = pgx.ForEachRow(rows, []any{&idx, &total, &unique}, func() error {
+			if idx < 0 || idx >= len(out) {
+				return nqueens.Errorf(nqueens.EINTERNAL, "the count of N=%d under %q has a chunk %d of %d", n, filter, idx, len(out))
+			}
+			out[idx] = solver.Counts{Total: uint64(total), Unique: uint64(unique)}
+			return nil
+		})
+		return err
+	})
+	return out, err
 }
 
 // RequestFilteredCount inserts the running row of the count unless it has

@@ -330,6 +330,23 @@ func (r *Replicated) FilteredCount(ctx context.Context, n int, f solver.Filter) 
 	return r.primary.FilteredCount(ctx, n, f)
 }
 
+// FilteredCountChunks reads a done count's chunks from the board's replica
+// (read in one transaction there, whole once done); a count the replica
+// does not show done is read from the primary.
+func (r *Replicated) FilteredCountChunks(ctx context.Context, n int, f solver.Filter) ([]solver.Counts, error) {
+	if rep := r.pick(n); rep != nil {
+		chunks, err := rep.st.FilteredCountChunks(ctx, n, f)
+		switch {
+		case err == nil:
+			rep.reads.Add(1)
+			return chunks, nil
+		case nqueens.ErrorCode(err) != nqueens.ENOTFOUND && !r.onPrimary(ctx, rep, err):
+			return nil, err
+		}
+	}
+	return r.primary.FilteredCountChunks(ctx, n, f)
+}
+
 // Ping checks the primary: whatever the replicas do, it answers every read.
 func (r *Replicated) Ping(ctx context.Context) error { return r.primary.Ping(ctx) }
 

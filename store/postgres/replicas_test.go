@@ -339,6 +339,10 @@ func TestReplicatedAnswersAsThePrimary(t *testing.T) {
 				func() (any, error) { return r.FilteredCount(ctx, 6, counted) },
 				func() (any, error) { return r.FilteredCount(ctx, 6, never) },
 			},
+			"FilteredCountChunks": {
+				func() (any, error) { return r.FilteredCountChunks(ctx, 6, counted) },
+				func() (any, error) { return r.FilteredCountChunks(ctx, 6, never) },
+			},
 			"Ping": {func() (any, error) { return nil, r.Ping(ctx) }},
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
+	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
 const filteredCountColumns = `n, filter, state, last_error, total, unique_count, chunks_total, chunks_done, requested_at, finished_at`
@@ -48,6 +49,44 @@ func filteredCount(ctx context.Context, q querier, n int, filter string) (store.
 func (s *queries) FilteredCount(ctx context.Context, n int, f solver.Filter) (store.FilteredCount, error) {
 	filter := f.Key()
 	return filteredCount(ctx, s.reader, n, filter)
+}
+
+// FilteredCountChunks returns the chunks' counts of a done count; see
+// store.Reader. The count's row and its chunks are read in one
+// transaction.
+func (s *queries) FilteredCountChunks(ctx context.Context, n int, f solver.Filter) ([]solver.Counts, error) {
+	filter := f.Key()
+	tx, err := s.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	fc, err := filteredCount(ctx, tx, n, filter)
+	if err != nil {
+		return nil, err
+	}
+	if err := lifecycle.CheckFilteredCountDone(fc); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT idx, total, unique_count FROM filtered_count_chunks
+		WHERE n = ? AND filter = ? ORDER BY idx`, n, filter)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]solver.Counts, fc.ChunksTotal)
+	for rows.Next() {
+		var idx int
+		var total, unique int64
+		if err := rows.Scan(&idx, &total, &unique); err != nil {
+			return nil, err
+		}
+		if idx < 0 || idx >= len(out) {
+			return nil, nqueens.Errorf(nqueens.EINTERNAL, "the count of N=%d under %q has a chunk %d of %d", n, filter, idx, len(out))
+		}
+		out[idx] = solver.Counts{Total: uint64(total), Unique: uint64(unique)}
+	}
+	return out, rows.Err()
 }
 
 // RequestFilteredCount inserts the running row of the count unless it has

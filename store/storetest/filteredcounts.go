@@ -123,7 +123,6 @@ func testFilteredCountBadInput[TTx any](t *testing.T, b *bundle[TTx]) {
 		req  store.FilteredCountRequest
 	}{
 		{"N=0", store.FilteredCountRequest{N: 0, Filter: f, Chunks: 1}},
-		{"zero filter", store.FilteredCountRequest{N: 8, Chunks: 1}},
 		{"off the board", store.FilteredCountRequest{N: 8, Filter: solver.Filter{Queens: []solver.Square{{Row: 8, Col: 1}}}, Chunks: 1}},
 		{"too many squares", store.FilteredCountRequest{N: 8, Filter: tooMany, Chunks: 1}},
 		{"no chunks", store.FilteredCountRequest{N: 8, Filter: f, Chunks: 0}},
@@ -205,4 +204,55 @@ func testFilteredCountResume[TTx any](t *testing.T, b *bundle[TTx]) {
 	}
 	_, err = s.FailFilteredCount(ctx, n, f, "too late")
 	wantCode(t, err, nqueens.ECONFLICT, "failing a done count")
+}
+
+// testRankIndexChunks counts N=8 by the zero filter's chunks (the rank
+// index of a board that keeps counts only), written in a random order:
+// FilteredCountChunks is ENOTFOUND until the last, then gives each chunk's
+// counts by index, which the solver's listings of the chunks agree with,
+// and whose sums are the board's counts.
+func testRankIndexChunks[TTx any](t *testing.T, b *bundle[TTx]) {
+	ctx, s := b.ctx, b.store
+	n, zero := 8, solver.Filter{}
+	plan, err := solver.PlanFilteredCount(n, zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.FilteredCountChunks(ctx, n, zero)
+	wantCode(t, err, nqueens.ENOTFOUND, "the chunks of a count never asked for")
+	if _, _, err := s.RequestFilteredCount(ctx, store.FilteredCountRequest{N: n, Filter: zero, Chunks: len(plan.Chunks)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, idx := range rand.Perm(len(plan.Chunks)) {
+		if i == len(plan.Chunks)-1 {
+			_, err := s.FilteredCountChunks(ctx, n, zero)
+			wantCode(t, err, nqueens.ENOTFOUND, "the chunks of a count not done")
+		}
+		w := store.FilteredChunkWrite{N: n, Filter: zero, Index: idx, Counts: plan.Chunks[idx].CountFiltered(zero)}
+		if _, err := s.WriteFilteredChunk(ctx, w, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.FilteredCountChunks(ctx, n, zero)
+	if err != nil || len(got) != len(plan.Chunks) {
+		t.Fatalf("FilteredCountChunks = %d chunks, %v; want %d", len(got), err, len(plan.Chunks))
+	}
+	var sum solver.Counts
+	for i, c := range plan.Chunks {
+		var total, unique uint64
+		for range c.Walk(false, nil) {
+			total++
+		}
+		for range c.Walk(true, nil) {
+			unique++
+		}
+		if got[i].Total != total || got[i].Unique != unique {
+			t.Errorf("chunk %d (%v): %d solutions, %d canonical; its listing has %d and %d", i, c.Prefix, got[i].Total, got[i].Unique, total, unique)
+		}
+		sum.Total, sum.Unique = sum.Total+got[i].Total, sum.Unique+got[i].Unique
+	}
+	want, err := solver.Count(ctx, n, solver.CountOptions{})
+	if err != nil || sum.Total != want.Total || sum.Unique != want.Unique {
+		t.Errorf("the chunks sum to %d solutions, %d classes; N=%d has %d and %d (%v)", sum.Total, sum.Unique, n, want.Total, want.Unique, err)
+	}
 }

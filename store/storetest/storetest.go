@@ -71,6 +71,7 @@ func Run[TTx any](t *testing.T, b Backend[TTx]) {
 		{"FilteredCounts", testFilteredCounts[TTx]},
 		{"FilteredCountBadInput", testFilteredCountBadInput[TTx]},
 		{"FilteredCountResume", testFilteredCountResume[TTx]},
+		{"RankIndexChunks", testRankIndexChunks[TTx]},
 		{"PlanHook", testPlanHook[TTx]},
 		{"TouchBoard", testTouchBoard[TTx]},
 		{"Workers", testWorkers[TTx]},

@@ -1069,7 +1069,7 @@ function rankUnknown(n) {
     case null: return 'rank unknown';
     case 'PENDING': case 'RUNNING': return `rank unknown: N=${n} is still being computed`;
     case 'FAILED': return `rank unknown: the precompute of N=${n} failed`;
-    case 'DONE': return b.storesSolutions ? 'rank unknown' : `rank unknown: only the counts of N=${n} are stored`;
+    case 'DONE': return b.storesSolutions ? 'rank unknown' : `rank unknown: only the counts of N=${n} are stored, and its rank index is not counted yet`;
     default: return `rank unknown: N=${n} is not precomputed`;
   }
 }

@@ -72,3 +72,16 @@ func CheckSquareCounts(b store.Board, s solver.SquareCounts) error {
 	}
 	return nil
 }
+
+// CheckFilteredCountDone says whether the chunks of count fc can be read:
+// their prefix sums mean something only once every chunk is counted.
+// ENOTFOUND otherwise, saying how far it is.
+func CheckFilteredCountDone(fc store.FilteredCount) error {
+	switch fc.State {
+	case store.Done:
+		return nil
+	case store.Failed:
+		return nqueens.Errorf(nqueens.ENOTFOUND, "the count of N=%d under %q failed with %d of %d chunks counted: %s", fc.N, fc.Filter, fc.ChunksDone, fc.ChunksTotal, fc.LastError)
+	}
+	return nqueens.Errorf(nqueens.ENOTFOUND, "the count of N=%d under %q is %s: %d of %d chunks counted", fc.N, fc.Filter, fc.State, fc.ChunksDone, fc.ChunksTotal)
+}
