@@ -165,6 +165,13 @@ type Config struct {
 	ExportStallTimeout time.Duration
 	// ExportMaxDuration bounds a whole export, however well it goes.
 	ExportMaxDuration time.Duration
+	// ParquetDir is where the Parquet files of the boards the store holds
+	// done are made once and kept, to be served with Range and ETag
+	// (parquetfiles.go); "": not kept, every Parquet export streams.
+	// ParquetDirMaxBytes bounds the files together: past it the least
+	// recently served are removed.
+	ParquetDir         string
+	ParquetDirMaxBytes int64
 	// ClientIPv6Prefix is how many leading bits of an IPv6 address name
 	// its client (16 to 128): every address of a client's network shares
 	// one client's shares and rate limit (client.go). IPv4 clients are
@@ -289,6 +296,8 @@ func DefaultConfig() Config {
 		ExportStallTimeout: 30 * time.Second,
 		// N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s.
 		ExportMaxDuration: 30 * time.Minute,
+		// N=16 all and unique is 80 MB, N=17 about 500 MB.
+		ParquetDirMaxBytes: 1 << 30,
 		// A host picks any address of its /64 (RFC 4291 and SLAAC).
 		ClientIPv6Prefix: 64,
 		// A quarter of the default memory budget (512 MiB, see
@@ -371,6 +380,7 @@ func (c Config) Check() error {
 		configcheck.Between("ExportMaxPerClient", c.ExportMaxPerClient, 1, c.ExportMaxConcurrent, "at most ExportMaxConcurrent"),
 		configcheck.Positive("ExportStallTimeout", c.ExportStallTimeout),
 		configcheck.Positive("ExportMaxDuration", c.ExportMaxDuration),
+		configcheck.AtLeast("ParquetDirMaxBytes", c.ParquetDirMaxBytes, 0),
 		configcheck.Between("ClientIPv6Prefix", c.ClientIPv6Prefix, 16, 128, "bits of an IPv6 address that name its client; 64: a /64"),
 		configcheck.AtLeast("InflightBytes", c.InflightBytes, 1<<20),
 		configcheck.Between("InflightBytesPerClient", c.InflightBytesPerClient, 64<<10, c.InflightBytes, "at most InflightBytes"),
@@ -396,10 +406,11 @@ type Server struct {
 	gql      *handler.Server
 	resolver *graph.Resolver
 	handler  http.Handler
-	limiter  *rateLimiter // nil: no rate limit
-	exports  *quota.Pool  // exports running (ExportMaxPerClient, ExportMaxConcurrent)
-	conns    *connections // connections open (Listener)
-	memory   *quota.Pool  // bytes held by requests in flight (InflightBytes)
+	limiter  *rateLimiter  // nil: no rate limit
+	exports  *quota.Pool   // exports running (ExportMaxPerClient, ExportMaxConcurrent)
+	parquet  *parquetFiles // the Parquet files made once (ParquetDir); nil: none
+	conns    *connections  // connections open (Listener)
+	memory   *quota.Pool   // bytes held by requests in flight (InflightBytes)
 	// websockets are the websockets open (WSMaxConnections, and
 	// WSMaxConnectionsPerClient each).
 	websockets *quota.Pool
@@ -453,6 +464,11 @@ func New(cfg Config) (*Server, error) {
 
 	s.conns = newConnections(cfg)
 	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
+	if cfg.ParquetDir != "" {
+		if s.parquet, err = newParquetFiles(cfg.ParquetDir, cfg.ParquetDirMaxBytes); err != nil {
+			return nil, err
+		}
+	}
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 
 	s.mux.HandleFunc("/graphql", s.serveGraphQL)
@@ -471,9 +487,11 @@ func New(cfg Config) (*Server, error) {
 	if len(cfg.CORSOrigins) > 0 {
 		h = cors.New(cors.Options{
 			AllowedOrigins: cfg.CORSOrigins,
-			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-			AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "If-None-Match"},
-			ExposedHeaders: []string{"ETag"},
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodOptions},
+			// Range, If-Range and the ranges' headers: a Parquet reader
+			// in a page (hyparquet, DuckDB-Wasm) reads a file's parts.
+			AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "If-None-Match", "Range", "If-Range"},
+			ExposedHeaders: []string{"ETag", "Accept-Ranges", "Content-Range", "Content-Length", "Last-Modified"},
 			MaxAge:         600,
 		}).Handler(h)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +64,7 @@ func newServeOptions() *serveOptions {
 		log: newLogOptions(slog.LevelInfo), addr: defaultAddr, precompute: defaultPrecompute, migrate: true}
 	// Requests in flight take at most their time budget, by default.
 	o.shutdownTimeout = o.server.RequestTimeout
+	o.server.ParquetDir = filepath.Join(os.TempDir(), "nqueens-parquet")
 	return o
 }
 
@@ -126,6 +129,8 @@ func (o *serveOptions) settings() []setting {
 		{flag: "export-solver-max-n", into: &cfg.ExportSolverMaxN, help: "largest N /export enumerates with the solver when the store does not hold it; 0: none"},
 		{flag: "export-stall-timeout", into: &cfg.ExportStallTimeout, help: "how long a download of /export waits for its client to take the next block before it is cut (instead of --write-timeout, which would cut a long download going well)"},
 		{flag: "export-max-duration", into: &cfg.ExportMaxDuration, help: "how long a whole download of /export may take, however well it goes; N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s"},
+		{flag: "parquet-dir", into: &cfg.ParquetDir, dflt: "`nqueens-parquet` in the temporary directory (`$TMPDIR`, else `/tmp`)", help: "`DIR` where /export/{n}.parquet of a board the database holds done is made once and kept, then served with Range and ETag (servers may share it); empty: every Parquet export streams"},
+		{flag: "parquet-dir-max-bytes", into: byteCount{&cfg.ParquetDirMaxBytes}, help: "disk `BYTES` the files of --parquet-dir may take together (e.g. 1GiB); past it the least recently served are removed, and a file larger than this is served once and removed"},
 		{flag: "memory-limit", into: byteCount{&o.memoryLimit}, dflt: "GOMEMLIMIT, else the container's cgroup limit, else " + memlimit.Format(server.DefaultMemoryBudget),
 			help: "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), with GOGC " + strconv.Itoa(memlimit.DefaultGOGC) + " unless GOGC is set; requests in flight hold up to a quarter of it. At least " + memlimit.Format(memlimit.MinBudget)},
 		{flag: "inflight-bytes", into: byteCount{&cfg.InflightBytes},
