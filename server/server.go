@@ -144,7 +144,7 @@ type Config struct {
 	// (1008). Between messages a socket may be silent.
 	WSMaxMessageBytes int64
 	WSMessageTimeout  time.Duration
-	// ExportStore is where GET /export/{n}.csv and .ndjson read the boards
+	// ExportStore is where GET /export/{n}.csv, .ndjson and .parquet read the boards
 	// it holds done with their solutions; nil: the solver only.
 	ExportStore export.Store
 	// ExportSolverMaxN is the largest N those exports enumerate with the

@@ -124,7 +124,7 @@ func (o *serveOptions) settings() []setting {
 		{flag: "ws-init-timeout", into: &cfg.WSInitTimeout, help: "time a new websocket has to send connection_init; past it it is closed with 4408"},
 		{flag: "ws-ping-interval", into: &cfg.WSPingInterval, help: "how often the server pings each websocket"},
 		{flag: "ws-pong-timeout", into: &cfg.WSPongTimeout, help: "how long a websocket peer may take to answer a ping or take a message before it is dropped"},
-		{flag: "export-max-concurrent", into: &cfg.ExportMaxConcurrent, help: "downloads of /export/{n}.csv and .ndjson running at once, all clients together; past it they are refused with 503"},
+		{flag: "export-max-concurrent", into: &cfg.ExportMaxConcurrent, help: "downloads of /export/{n}.csv, .ndjson and .parquet running at once, all clients together (a Parquet file made already is served without one); past it they are refused with 503"},
 		{flag: "export-max-per-client", into: &cfg.ExportMaxPerClient, help: "downloads of /export one client may run at once; past it they are refused with 429"},
 		{flag: "export-solver-max-n", into: &cfg.ExportSolverMaxN, help: "largest N /export enumerates with the solver when the store does not hold it; 0: none"},
 		{flag: "export-stall-timeout", into: &cfg.ExportStallTimeout, help: "how long a download of /export waits for its client to take the next block before it is cut (instead of --write-timeout, which would cut a long download going well)"},
