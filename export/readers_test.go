@@ -3,6 +3,7 @@ package export_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +12,11 @@ import (
 	"testing"
 
 	"github.com/nqueens/nqueens/export"
+	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/testgate"
+	"github.com/nqueens/nqueens/server"
 	"github.com/nqueens/nqueens/solver"
+	"github.com/nqueens/nqueens/store/sqlite/sqlitetest"
 	"github.com/nqueens/nqueens/store/storetest"
 )
 
@@ -30,19 +34,7 @@ var readers = filepath.Join("testdata", "readers")
 // .ci/run sets it).
 func TestParquetReadByDuckDBAndHyparquet(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	for _, pkg := range []string{"@duckdb/node-api", "hyparquet"} {
-		if err == nil {
-			_, err = os.Stat(filepath.Join(readers, "node_modules", pkg, "package.json"))
-		}
-	}
-	if err != nil {
-		testgate.Suite{
-			Name:    "the Parquet readers (DuckDB, hyparquet)",
-			Require: "NQUEENS_REQUIRE_PARQUET_READERS",
-			Enable:  "install Node.js and npm (apt-get install -y nodejs npm), then run: npm ci --prefix export/testdata/readers",
-		}.Missing(t, "they need node and their packages ("+err.Error()+")")
-	}
+	node := readersNode(t)
 
 	type file struct {
 		req  export.Request
@@ -130,6 +122,79 @@ func TestParquetReadByDuckDBAndHyparquet(t *testing.T) {
 			t.Errorf("%s: %d row groups, want %d (%d rows, fewer than export.ParquetRowGroupRows)", what, read.DuckDB.RowGroups, want, len(f.want))
 		}
 	}
+}
+
+// readersNode is the path of node once the readers' packages are
+// installed; without them the test skips, or fails under
+// NQUEENS_REQUIRE_PARQUET_READERS=1.
+func readersNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	for _, pkg := range []string{"@duckdb/node-api", "hyparquet"} {
+		if err == nil {
+			_, err = os.Stat(filepath.Join(readers, "node_modules", pkg, "package.json"))
+		}
+	}
+	if err != nil {
+		testgate.Suite{
+			Name:    "the Parquet readers (DuckDB, hyparquet)",
+			Require: "NQUEENS_REQUIRE_PARQUET_READERS",
+			Enable:  "install Node.js and npm (apt-get install -y nodejs npm), then run: npm ci --prefix export/testdata/readers",
+		}.Missing(t, "they need node and their packages ("+err.Error()+")")
+	}
+	return node
+}
+
+// TestParquetRangesReadByHyparquet serves N=12 from a SQLite store and has
+// hyparquet read two of its 13 columns from the URL, as a page would: it
+// reads the enumeration's ranks and first rows, every GET a range answered
+// 206, and fetches less than half of the file.
+func TestParquetRangesReadByHyparquet(t *testing.T) {
+	t.Parallel()
+	node := readersNode(t)
+	const n = 12
+	st := sqlitetest.OpenTemp(t)
+	storetest.Load(t.Context(), t, st, n, solver.DefaultChunkDepth(n))
+	b := apitest.Setup(t, func(c *server.Config) {
+		c.ExportStore = st
+		c.ParquetDir = t.TempDir()
+	})
+	url := fmt.Sprintf("%s/export/%d.parquet", b.Base, n)
+	out, stderr, _, err := storetest.RunTool(t.Context(), storetest.HungToolBound, "", nil, node, filepath.Join(readers, "range.mjs"), url)
+	if err != nil {
+		t.Fatalf("node range.mjs %s: %v\n%s", url, err, stderr)
+	}
+	var read struct {
+		Size     int64
+		Requests []struct {
+			Method, Range  string
+			Status, Length int
+		}
+		Rows [][2]int64
+	}
+	if err := json.Unmarshal([]byte(out), &read); err != nil {
+		t.Fatalf("range.mjs printed %.300q: %v", out, err)
+	}
+	var want [][2]int64
+	for i, p := range enumerate(n, false, solver.Filter{}) {
+		want = append(want, [2]int64{int64(i + 1), int64(p[0])})
+	}
+	if !slices.Equal(read.Rows, want) {
+		t.Errorf("hyparquet read %d rows of rank and row0 from %s, want the %d of the enumeration", len(read.Rows), url, len(want))
+	}
+	fetched := 0
+	for _, r := range read.Requests {
+		if r.Method == http.MethodGet {
+			fetched += r.Length
+			if r.Range == "" || r.Status != http.StatusPartialContent {
+				t.Errorf("hyparquet's GET %q: %d; want ranges answered 206", r.Range, r.Status)
+			}
+		}
+	}
+	if fetched == 0 || int64(fetched) > read.Size/2 {
+		t.Errorf("hyparquet fetched %d bytes of the %d-byte file in %d requests (%v); want less than half", fetched, read.Size, len(read.Requests), read.Requests)
+	}
+	t.Logf("hyparquet read rank and row0 of N=%d: %d of %d bytes in %d requests", n, fetched, read.Size, len(read.Requests))
 }
 
 func first(rows [][]int64) []int64 {
