@@ -139,12 +139,22 @@ func TestParquetExportFile(t *testing.T) {
 
 // TestParquetExportStreamed: a filtered export, a board the store does
 // not hold (from the solver) and any Parquet export without ParquetDir
-// stream: the rows with their ranks, no ranges (a Range header is
+// (or with one that cannot be made) stream: the rows with their ranks, no ranges (a Range header is
 // ignored), no ETag, nothing left in ParquetDir.
 func TestParquetExportStreamed(t *testing.T) {
 	t.Parallel()
 	b, dir, _ := setupParquet(t)
 	noDir := apitest.Setup(t, func(c *server.Config) { c.ExportStore = sqlitetest.OpenTemp(t) })
+	// A directory that cannot be made: the server starts, says why, and
+	// streams.
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badDir := apitest.Setup(t, func(c *server.Config) {
+		c.ExportStore = sqlitetest.OpenTemp(t)
+		c.ParquetDir = filepath.Join(notADir, "parquet")
+	})
 	for _, c := range []struct {
 		b      *apitest.Bundle
 		path   string
@@ -156,6 +166,7 @@ func TestParquetExportStreamed(t *testing.T) {
 		{b, "/export/8.parquet?unique=true&where=q0.3", 8, true, "q0.3"},
 		{b, "/export/9.parquet", 9, false, ""},
 		{noDir, "/export/8.parquet", 8, false, ""},
+		{badDir, "/export/8.parquet", 8, false, ""},
 	} {
 		f, err := solver.ParseFilter(c.where)
 		if err != nil {
@@ -166,6 +177,9 @@ func TestParquetExportStreamed(t *testing.T) {
 			t.Errorf("GET %s: %d, Accept-Ranges %q, ETag %q, Content-Encoding %q; want 200, the whole file streamed as it is", c.path, r.Status, r.Header.Get("Accept-Ranges"), r.Header.Get("ETag"), r.Header.Get("Content-Encoding"))
 		}
 		checkParquetBody(t, "GET "+c.path, r.Raw, parquetRows(c.n, c.unique, f))
+	}
+	if !strings.Contains(badDir.Logs.String(), "Parquet files are not kept") {
+		t.Errorf("a ParquetDir that cannot be made: the log says %q; want why the files are not kept", badDir.Logs.String())
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("ParquetDir holds %v after streamed exports; want nothing", entries)
@@ -197,8 +211,8 @@ func TestParquetFileBounds(t *testing.T) {
 	}()
 	// The CSV export of N=7 holds the client's slot while its walk waits.
 	eventually.True(t, time.Minute, func() string {
-		if r := b.Raw(t, http.MethodGet, b.Base+"/export/6.csv", nil); r.Reason() != "EXPORTS_PER_CLIENT" {
-			return fmt.Sprintf("another export while N=7 runs: %d %s", r.Status, r.Reason())
+		if held := heldOf(b.Server.Pools(), "exports"); held != 1 {
+			return fmt.Sprintf("%d exports running, want N=7's", held)
 		}
 		return ""
 	})

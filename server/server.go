@@ -167,7 +167,8 @@ type Config struct {
 	ExportMaxDuration time.Duration
 	// ParquetDir is where the Parquet files of the boards the store holds
 	// done are made once and kept, to be served with Range and ETag
-	// (parquetfiles.go); "": not kept, every Parquet export streams.
+	// (parquetfiles.go); "": not kept, every Parquet export streams (as
+	// when the directory cannot be made: the server logs why).
 	// ParquetDirMaxBytes bounds the files together: past it the least
 	// recently served are removed.
 	ParquetDir         string
@@ -465,8 +466,10 @@ func New(cfg Config) (*Server, error) {
 	s.conns = newConnections(cfg)
 	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
 	if cfg.ParquetDir != "" {
+		// A directory that cannot be made (a read-only file system)
+		// costs the ranges, not the export: it streams.
 		if s.parquet, err = newParquetFiles(cfg.ParquetDir, cfg.ParquetDirMaxBytes); err != nil {
-			return nil, err
+			cfg.Logger.Warn("Parquet files are not kept; every Parquet export streams, without ranges", "error", err)
 		}
 	}
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
