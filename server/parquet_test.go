@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -282,5 +283,67 @@ func TestParquetWithCurl(t *testing.T) {
 		if status+" "+content != c.want {
 			t.Errorf("curl %v %s: %q; want %q", c.args, url, status+" "+content, c.want)
 		}
+	}
+}
+
+// bigParquetFile puts a file of k bytes where ParquetDir keeps N=8's (the
+// server serves what it finds there, as it would after a restart), too
+// big for the sockets' buffers to hold.
+func bigParquetFile(t *testing.T, k int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "nqueens-v1-8.parquet"), bytes.Repeat([]byte("PAR1"), k/4), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestParquetFileStalledClientDropped: a client that stops reading a
+// served file is dropped after ExportStallTimeout: what it reads after
+// that ends short, with an error.
+func TestParquetFileStalledClientDropped(t *testing.T) {
+	t.Parallel()
+	const size = 64 << 20
+	dir := bigParquetFile(t, size)
+	b := apitest.Setup(t, func(c *server.Config) {
+		c.ParquetDir, c.ParquetDirMaxBytes = dir, 2*size
+		c.ExportStallTimeout = 200 * time.Millisecond
+	})
+	resp := startDownload(t, t.Context(), b, "/export/8.parquet")
+	defer resp.Body.Close()
+	readSome(t, resp.Body, 1<<10)
+	time.Sleep(3 * time.Second) // 15 stall timeouts: the server has given up
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil || n+1<<10 >= size {
+		t.Errorf("after a stall, the client read %d more bytes of %d, then %v; want the download cut", n, size, err)
+	}
+}
+
+// TestParquetFileOutlivesWriteTimeout: a download of a served file that
+// goes on for longer than the server's WriteTimeout, and than
+// ExportStallTimeout, is not cut, since each block moves the write
+// deadline.
+func TestParquetFileOutlivesWriteTimeout(t *testing.T) {
+	t.Parallel()
+	const size = 64 << 20
+	dir := bigParquetFile(t, size)
+	b := apitest.Setup(t, func(c *server.Config) {
+		c.ParquetDir, c.ParquetDirMaxBytes = dir, 2*size
+		c.RequestTimeout = 100 * time.Millisecond
+		c.WriteTimeout = 200 * time.Millisecond
+		c.ExportStallTimeout = 300 * time.Millisecond
+	})
+	resp := startDownload(t, t.Context(), b, "/export/8.parquet")
+	defer resp.Body.Close()
+	read := int64(0)
+	end := time.Now().Add(4 * 300 * time.Millisecond)
+	for time.Now().Before(end) {
+		readSome(t, resp.Body, 64<<10)
+		read += 64 << 10
+		time.Sleep(10 * time.Millisecond)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || read+n != size {
+		t.Errorf("a slow download read %d bytes of %d, then %v; want all of it", read+n, size, err)
 	}
 }
