@@ -347,3 +347,29 @@ func TestParquetFileOutlivesWriteTimeout(t *testing.T) {
 		t.Errorf("a slow download read %d bytes of %d, then %v; want all of it", read+n, size, err)
 	}
 }
+
+// TestParquetRangesCrossOrigin: a page of an allowed origin may read a
+// Parquet file by ranges (hyparquet, DuckDB-Wasm): the preflight allows
+// Range and If-Range, and the answer exposes the headers a reader needs.
+func TestParquetRangesCrossOrigin(t *testing.T) {
+	t.Parallel()
+	b, _, _ := setupParquet(t, func(c *server.Config) { c.CORSOrigins = []string{"https://notebook.example"} })
+	url := b.Base + "/export/8.parquet"
+	r := b.Raw(t, http.MethodOptions, url, nil,
+		"Origin", "https://notebook.example",
+		"Access-Control-Request-Method", "GET",
+		"Access-Control-Request-Headers", "if-range,range")
+	if r.Status/100 != 2 || r.Header.Get("Access-Control-Allow-Origin") != "https://notebook.example" || !strings.Contains(strings.ToLower(r.Header.Get("Access-Control-Allow-Headers")), "range") {
+		t.Errorf("preflight of a range request: %d %v", r.Status, r.Header)
+	}
+	r = b.Raw(t, http.MethodGet, url, nil, "Origin", "https://notebook.example", "Range", "bytes=0-3")
+	exposed := strings.ToLower(r.Header.Get("Access-Control-Expose-Headers"))
+	for _, h := range []string{"content-range", "content-length", "etag", "accept-ranges"} {
+		if !strings.Contains(exposed, h) {
+			t.Errorf("a range from an allowed origin: %d, Access-Control-Expose-Headers %q lacks %s", r.Status, exposed, h)
+		}
+	}
+	if r.Status != http.StatusPartialContent || string(r.Raw) != "PAR1" {
+		t.Errorf("a range from an allowed origin: %d %q; want 206 PAR1", r.Status, r.Raw)
+	}
+}
