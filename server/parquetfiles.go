@@ -48,9 +48,16 @@ const parquetFileVersion = "v1"
 // parquetTempSuffix marks a build in progress (or cut short by a crash).
 const parquetTempSuffix = ".tmp"
 
+// parquetStaleTemp is how long a temporary file stays unwritten before
+// it is taken for a crash's: a build writes each row group as it fills,
+// seconds apart even on a loaded machine.
+const parquetStaleTemp = time.Hour
+
 // newParquetFiles opens dir (making it if need be), keeps the files of
 // the current form it holds and removes the rest: older forms, and
-// builds a crash cut short.
+// builds a crash cut short. Servers may share dir: a file another server
+// removes is made again, and each keeps the files it knows of within
+// maxBytes.
 func newParquetFiles(dir string, maxBytes int64) (*parquetFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("parquet files: %w", err)
@@ -66,7 +73,18 @@ func newParquetFiles(dir string, maxBytes int64) (*parquetFiles, error) {
 			continue // not ours
 		}
 		info, err := e.Info()
-		if !strings.HasPrefix(name, "nqueens-"+parquetFileVersion+"-") || strings.HasSuffix(name, parquetTempSuffix) || err != nil || !info.Mode().IsRegular() {
+		if err != nil {
+			continue // gone meanwhile
+		}
+		if strings.HasSuffix(name, parquetTempSuffix) {
+			// A build that a crash cut short; a recent one may be
+			// another server's, going on in a shared directory.
+			if time.Since(info.ModTime()) > parquetStaleTemp {
+				os.Remove(filepath.Join(dir, name))
+			}
+			continue
+		}
+		if !strings.HasPrefix(name, "nqueens-"+parquetFileVersion+"-") || !info.Mode().IsRegular() {
 			os.Remove(filepath.Join(dir, name))
 			continue
 		}

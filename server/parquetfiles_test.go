@@ -128,7 +128,7 @@ func TestParquetFilesBuildFails(t *testing.T) {
 // TestParquetFilesBounded: the files stay within the budget, the least
 // recently served going first; a file larger than the budget is served
 // once and removed; a restart keeps the files of the current form and
-// removes temporary ones and other forms.
+// removes stale temporary ones and other forms.
 func TestParquetFilesBounded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -161,16 +161,22 @@ func TestParquetFilesBounded(t *testing.T) {
 		t.Errorf("%d bytes kept, budget 250", p.total)
 	}
 
-	for _, name := range []string{"nqueens-v1-5.parquet.123.tmp", "nqueens-v0-6.parquet", "notes.txt"} {
+	for _, name := range []string{"nqueens-v1-5.parquet.123.tmp", "nqueens-v1-7.parquet.456.tmp", "nqueens-v0-6.parquet", "notes.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("z"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// 5's build was cut short by a crash long ago; 7's is another
+	// server's, going on.
+	old := time.Now().Add(-2 * parquetStaleTemp)
+	if err := os.Chtimes(filepath.Join(dir, "nqueens-v1-5.parquet.123.tmp"), old, old); err != nil {
+		t.Fatal(err)
 	}
 	again, err := newParquetFiles(dir, 250)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.files["nqueens-v1-3.parquet"] == nil || exists("nqueens-v1-5.parquet.123.tmp") || exists("nqueens-v0-6.parquet") || !exists("notes.txt") {
-		t.Errorf("after a restart: kept %v; want the current files, no temporary or older ones, others' files left", again.files)
+	if again.files["nqueens-v1-3.parquet"] == nil || exists("nqueens-v1-5.parquet.123.tmp") || !exists("nqueens-v1-7.parquet.456.tmp") || exists("nqueens-v0-6.parquet") || !exists("notes.txt") {
+		t.Errorf("after a restart: kept %v; want the current files, no stale temporary or older ones, a build going on and others' files left", again.files)
 	}
 }
