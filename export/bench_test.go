@@ -59,6 +59,38 @@ func benchmarkCSV(b *testing.B, st export.Store) {
 	b.ReportMetric(float64(total*b.N)/(cpuTime(b)-cpu).Seconds(), "solutions/cpu-s")
 }
 
+// The Parquet export of N=14, from SQLite and from the solver: its speed,
+// and its bytes per solution (docs/PERFORMANCE.md, "Export: Parquet").
+//
+//	go test -run XXX -bench ParquetN14 -benchtime 5x -count 3 ./export/
+
+func BenchmarkParquetN14SQLite(b *testing.B) {
+	st := sqlitetest.OpenTemp(b)
+	storetest.Load(b.Context(), b, st, n14, solver.DefaultChunkDepth(n14))
+	benchmarkParquet(b, st)
+}
+
+func BenchmarkParquetN14Solver(b *testing.B) { benchmarkParquet(b, nil) }
+
+func benchmarkParquet(b *testing.B, st export.Store) {
+	const total = 365_596
+	e, err := export.Plan(b.Context(), st, export.Request{N: n14, Format: export.Parquet}, n14)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out bytes.Buffer
+	cpu := cpuTime(b)
+	for b.Loop() {
+		out.Reset()
+		if k, err := e.WriteTo(b.Context(), &out); err != nil || k != total {
+			b.Fatalf("%d solutions, %v; want %d", k, err, total)
+		}
+	}
+	b.ReportMetric(float64(total*b.N)/b.Elapsed().Seconds(), "solutions/s")
+	b.ReportMetric(float64(total*b.N)/(cpuTime(b)-cpu).Seconds(), "solutions/cpu-s")
+	b.ReportMetric(float64(out.Len())/total, "bytes/solution")
+}
+
 // cpuTime is the CPU time this process has used, user and system.
 func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage

@@ -1,5 +1,5 @@
 // Package export streams every solution of a board, or those that meet a
-// filter, as CSV, NDJSON or placement lines: for notebooks (pandas,
+// filter, as CSV, NDJSON, placement lines or Parquet: for notebooks (pandas,
 // DuckDB, R) and scripts. The solutions come from the store when the board
 // is stored (one streaming query, store.Reader.Walk), else from the
 // solver's ordered enumeration. cmd/nqueens (nqueens export) and server
@@ -11,6 +11,9 @@
 //	           queen in each row: 1,3,0,2
 //	ndjson     {"n":4,"placement":[1,3,0,2]}
 //	placement  1 3 0 2 (as nqueens solve prints it)
+//
+// and Parquet, one row per solution: its rank, then row0 … row{N-1} as
+// CSV names them (parquet.go).
 package export
 
 import (
@@ -32,9 +35,10 @@ const (
 	CSV Format = iota
 	NDJSON
 	Placement
+	Parquet
 )
 
-var formatNames = [...]string{CSV: "csv", NDJSON: "ndjson", Placement: "placement"}
+var formatNames = [...]string{CSV: "csv", NDJSON: "ndjson", Placement: "placement", Parquet: "parquet"}
 
 // FormatNames lists the formats as ParseFormat reads them.
 func FormatNames() []string { return formatNames[:] }
@@ -106,7 +110,11 @@ func (s Source) String() string {
 type Export struct {
 	Request
 	Source Source
-	st     Store
+	// Progress, when set, is told how many solutions a Parquet export has
+	// written so far, every thousand or so (the text formats count their
+	// lines instead).
+	Progress func(solutions uint64)
+	st       Store
 }
 
 // Plan checks req and picks its source: the store when it holds the board
@@ -136,40 +144,51 @@ func Plan(ctx context.Context, st Store, req Request, solverMaxN int) (*Export, 
 const bufferSize = 256 << 10
 
 // WriteTo writes the export to w: the header (CSV), then one line per
-// solution, through a buffer of its own. It returns how many solutions it
-// wrote. ctx stops it (a cancelled download); so does the first error of w.
+// solution, through a buffer of its own; or a Parquet file (parquet.go).
+// It returns how many solutions it wrote. ctx stops it (a cancelled
+// download); so does the first error of w.
 func (e *Export) WriteTo(ctx context.Context, w io.Writer) (solutions uint64, err error) {
+	if e.Format == Parquet {
+		return e.writeParquet(ctx, w)
+	}
 	bw := bufio.NewWriterSize(w, bufferSize)
 	if e.Format == CSV {
 		bw.Write(appendCSVHeader(bw.AvailableBuffer(), e.N))
 	}
 	line := lineWriter(e.Format, e.N)
-	emit := func(key []byte) error {
+	err = e.list(ctx, e.Filter, func(key []byte) {
 		bw.Write(line(bw.AvailableBuffer(), key))
 		solutions++
-		return nil
-	}
-	if e.Source == FromStore {
-		err = e.st.Walk(ctx, store.WalkRequest{N: e.N, Unique: e.Unique, Filter: e.Filter}, func(key []byte) error {
-			emit(key)
-			// A write error (the reader gone) or a cancelled ctx stops
-			// the query at once: the driver notices ctx only between
-			// its own steps, and may have read the last row by then.
-			if solutions%1024 == 0 {
-				if err := writerErr(bw); err != nil {
-					return err
-				}
-				return ctx.Err()
-			}
-			return nil
-		})
-	} else {
-		err = e.fromSolver(ctx, bw, emit)
-	}
+	}, func() error { return writerErr(bw) })
 	if err != nil {
 		return solutions, err
 	}
 	return solutions, bw.Flush()
+}
+
+// list calls visit with every solution of the export's listing under
+// filter f (which need not be the request's), in lexicographic order, and
+// stops with the error of check, which it calls every so often: the
+// output's first error.
+func (e *Export) list(ctx context.Context, f solver.Filter, visit func(key []byte), check func() error) error {
+	if e.Source == FromSolver {
+		return e.fromSolver(ctx, f, visit, check)
+	}
+	var listed uint64
+	return e.st.Walk(ctx, store.WalkRequest{N: e.N, Unique: e.Unique, Filter: f}, func(key []byte) error {
+		visit(key)
+		listed++
+		// A write error (the reader gone) or a cancelled ctx stops
+		// the query at once: the driver notices ctx only between
+		// its own steps, and may have read the last row by then.
+		if listed%1024 == 0 {
+			if err := check(); err != nil {
+				return err
+			}
+			return ctx.Err()
+		}
+		return nil
+	})
 }
 
 // solverPage is how many solutions the solver path asks for at a time: a
@@ -177,14 +196,14 @@ func (e *Export) WriteTo(ctx context.Context, w io.Writer) (solutions uint64, er
 // filter that keeps few solutions still stops soon when cancelled.
 const solverPage = 4096
 
-// fromSolver lists the request's solutions with the solver's filtered
+// fromSolver lists the solutions under f with the solver's filtered
 // search (which prunes by the filter, rather than listing all and
 // dropping most), page after page.
-func (e *Export) fromSolver(ctx context.Context, bw *bufio.Writer, emit func([]byte) error) error {
+func (e *Export) fromSolver(ctx context.Context, f solver.Filter, visit func([]byte), check func() error) error {
 	key := make([]byte, e.N)
 	var cursor solver.Placement
 	for {
-		page, err := solver.Page(ctx, solver.PageQuery{N: e.N, Cursor: cursor, Limit: solverPage, Unique: e.Unique, Filter: e.Filter})
+		page, err := solver.Page(ctx, solver.PageQuery{N: e.N, Cursor: cursor, Limit: solverPage, Unique: e.Unique, Filter: f})
 		if err != nil {
 			return err
 		}
@@ -192,9 +211,9 @@ func (e *Export) fromSolver(ctx context.Context, bw *bufio.Writer, emit func([]b
 			for r, c := range p {
 				key[r] = byte(c)
 			}
-			emit(key)
+			visit(key)
 		}
-		if err := writerErr(bw); err != nil {
+		if err := check(); err != nil {
 			return err
 		}
 		if len(page) < solverPage {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,13 +25,16 @@ var exportMedia = map[string]struct {
 	format    export.Format
 	mediaType string
 }{
-	"csv":    {export.CSV, "text/csv; charset=utf-8; header=present"},
-	"ndjson": {export.NDJSON, "application/x-ndjson"},
+	"csv":     {export.CSV, "text/csv; charset=utf-8; header=present"},
+	"ndjson":  {export.NDJSON, "application/x-ndjson"},
+	"parquet": {export.Parquet, "application/vnd.apache.parquet"},
 }
 
-// serveExport answers GET /export/{n}.csv and /export/{n}.ndjson
+// serveExport answers GET /export/{n}.csv, .ndjson and .parquet
 // (?unique=true, ?where=q0.3,e1.1): every solution of N, or those the
-// filter keeps, streamed in lexicographic order (package export).
+// filter keeps, streamed in lexicographic order (package export). The
+// Parquet file of a board the store holds done, unfiltered, is made once
+// and then served as a file (serveParquetFile), ranges and all.
 //
 // It is public, so it is bounded: the rate limit of /graphql applies;
 // each client runs ExportMaxPerClient exports at once (429 past it) and
@@ -53,6 +59,16 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, apierror.BadUserInput, "", err.Error())
 		return
 	}
+	fileName := s.parquetFileName(req)
+	if fileName != "" {
+		// Made already: served without an export's slot, as the
+		// many range requests of one reader come at once.
+		if f := s.parquet.cached(fileName); f != nil {
+			defer f.Close()
+			s.serveParquetFile(w, r, req, f)
+			return
+		}
+	}
 	running, err := s.exports.Take(client, 1)
 	if err != nil {
 		s.refuse(w, r, err)
@@ -69,6 +85,31 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 	planned()
 	if err != nil {
 		s.failWith(w, r, "export", err)
+		return
+	}
+	if fileName != "" && e.Source == export.FromStore {
+		// The build goes on when its client leaves: others may wait
+		// for it, and it holds this request's slot until it ends.
+		build, built := context.WithTimeout(context.WithoutCancel(r.Context()), s.cfg.ExportMaxDuration)
+		defer built()
+		stopBuild := context.AfterFunc(s.closing, built)
+		defer stopBuild()
+		f, err := s.parquet.open(ctx, fileName, func(w io.Writer) error {
+			_, err := e.WriteTo(build, w)
+			return err
+		})
+		running.Release()
+		if err != nil {
+			s.failWith(w, r, "export", err)
+			return
+		}
+		defer f.Close()
+		s.serveParquetFile(w, r, req, f)
+		return
+	}
+	if req.Format == export.Parquet {
+		// Compressed already, and a download of its own: no gzip.
+		s.streamExport(ctx, w, r, e, req)
 		return
 	}
 
@@ -142,7 +183,64 @@ func (s *streamWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// parseExport reads an export's file name ({n}.csv, {n}.ndjson) and its
+// parquetFileName is the name of the file of req's export in ParquetDir,
+// "" when it is not kept in a file: no ParquetDir, not Parquet, or
+// filtered (the filters are too many to keep a file each).
+func (s *Server) parquetFileName(req export.Request) string {
+	if s.parquet == nil || req.Format != export.Parquet || !req.Filter.IsZero() {
+		return ""
+	}
+	name := "nqueens-" + parquetFileVersion + "-" + strconv.Itoa(req.N)
+	if req.Unique {
+		name += "-unique"
+	}
+	return name + ".parquet"
+}
+
+// serveParquetFile serves a made Parquet file with http.ServeContent:
+// Range (206, 416), HEAD, and an ETag for If-None-Match and If-Range
+// (304); Last-Modified is when it was made. Like a streamed export, each
+// block written moves the write deadline ExportStallTimeout ahead, up to
+// ExportMaxDuration from the start.
+func (s *Server) serveParquetFile(w http.ResponseWriter, r *http.Request, req export.Request, f *os.File) {
+	info, err := f.Stat()
+	if err != nil {
+		s.failWith(w, r, "export", err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", exportMediaType(req.Format))
+	h.Set("Content-Disposition", `attachment; filename="`+exportFileName(req)+`"`)
+	h.Set("X-Content-Type-Options", "nosniff")
+	// Revalidated each time (the ETag answers 304): a file removed from
+	// the directory and made again gets another.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", fmt.Sprintf(`"%s-%x-%x"`, strings.TrimSuffix(filepath.Base(f.Name()), ".parquet"), info.Size(), info.ModTime().UnixNano()))
+	out := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), stall: s.cfg.ExportStallTimeout, end: time.Now().Add(s.cfg.ExportMaxDuration)}
+	http.ServeContent(out, r, "", info.ModTime(), f)
+}
+
+// deadlineWriter moves the write deadline stall ahead of each write, but
+// not past end.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	stall time.Duration
+	end   time.Time
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	deadline := time.Now().Add(d.stall)
+	if deadline.After(d.end) {
+		deadline = d.end
+	}
+	if err := d.rc.SetWriteDeadline(deadline); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return 0, err
+	}
+	return d.ResponseWriter.Write(p)
+}
+
+// parseExport reads an export's file name ({n}.csv, .ndjson, .parquet) and its
 // query parameters (unique, where), saying what is allowed when they are
 // wrong. The board and the filter are checked by export.Plan.
 func parseExport(file string, q url.Values) (export.Request, error) {
@@ -150,7 +248,7 @@ func parseExport(file string, q url.Values) (export.Request, error) {
 	media, ok := exportMedia[ext]
 	n, err := strconv.Atoi(name)
 	if !ok || err != nil || strconv.Itoa(n) != name {
-		return export.Request{}, fmt.Errorf("export %q: ask for /export/{n}.csv or /export/{n}.ndjson, n a board size from 1 to %d, e.g. /export/8.csv", file, solver.MaxSearchN)
+		return export.Request{}, fmt.Errorf("export %q: ask for /export/{n}.csv, /export/{n}.ndjson or /export/{n}.parquet, n a board size from 1 to %d, e.g. /export/8.csv", file, solver.MaxSearchN)
 	}
 	req := export.Request{N: n, Format: media.format}
 	for key, values := range q {

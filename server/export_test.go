@@ -68,9 +68,9 @@ func TestExportBadParams(t *testing.T) {
 	t.Parallel()
 	b := apitest.Setup(t, func(c *server.Config) { c.ExportSolverMaxN = 10 })
 	for path, says := range map[string]string{
-		"/export/8.xml":            "ask for /export/{n}.csv or /export/{n}.ndjson",
-		"/export/eight.csv":        "ask for /export/{n}.csv or /export/{n}.ndjson",
-		"/export/08.csv":           "ask for /export/{n}.csv or /export/{n}.ndjson",
+		"/export/8.xml":            "ask for /export/{n}.csv, /export/{n}.ndjson or /export/{n}.parquet",
+		"/export/eight.csv":        "ask for /export/{n}.csv, /export/{n}.ndjson or /export/{n}.parquet",
+		"/export/08.csv":           "ask for /export/{n}.csv, /export/{n}.ndjson or /export/{n}.parquet",
 		"/export/0.csv":            "N must be between 1 and 32",
 		"/export/33.ndjson":        "N must be between 1 and 32",
 		"/export/8.csv?unique=yes": "write unique=true",

@@ -168,7 +168,7 @@ type Config struct {
 	// stream may live, after which it ends without "complete" and the
 	// client subscribes again.
 	SSEKeepAlive, SSEWriteTimeout, SSEMaxDuration time.Duration
-	// ExportStore is where GET /export/{n}.csv and .ndjson read the boards
+	// ExportStore is where GET /export/{n}.csv, .ndjson and .parquet read the boards
 	// it holds done with their solutions; nil: the solver only.
 	ExportStore export.Store
 	// ExportSolverMaxN is the largest N those exports enumerate with the
@@ -189,6 +189,14 @@ type Config struct {
 	ExportStallTimeout time.Duration
 	// ExportMaxDuration bounds a whole export, however well it goes.
 	ExportMaxDuration time.Duration
+	// ParquetDir is where the Parquet files of the boards the store holds
+	// done are made once and kept, to be served with Range and ETag
+	// (parquetfiles.go); "": not kept, every Parquet export streams (as
+	// when the directory cannot be made: the server logs why).
+	// ParquetDirMaxBytes bounds the files together: past it the least
+	// recently served are removed.
+	ParquetDir         string
+	ParquetDirMaxBytes int64
 	// ClientIPv6Prefix is how many leading bits of an IPv6 address name
 	// its client (16 to 128): every address of a client's network shares
 	// one client's shares and rate limit (client.go). IPv4 clients are
@@ -336,6 +344,8 @@ func DefaultConfig() Config {
 		ExportStallTimeout: 30 * time.Second,
 		// N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s.
 		ExportMaxDuration: 30 * time.Minute,
+		// N=16 all and unique is 80 MB, N=17 about 500 MB.
+		ParquetDirMaxBytes: 1 << 30,
 		// A host picks any address of its /64 (RFC 4291 and SLAAC).
 		ClientIPv6Prefix: 64,
 		// A quarter of the default memory budget (512 MiB, see
@@ -423,6 +433,7 @@ func (c Config) Check() error {
 		configcheck.Between("ExportMaxPerClient", c.ExportMaxPerClient, 1, c.ExportMaxConcurrent, "at most ExportMaxConcurrent"),
 		configcheck.Positive("ExportStallTimeout", c.ExportStallTimeout),
 		configcheck.Positive("ExportMaxDuration", c.ExportMaxDuration),
+		configcheck.AtLeast("ParquetDirMaxBytes", c.ParquetDirMaxBytes, 0),
 		configcheck.Between("ClientIPv6Prefix", c.ClientIPv6Prefix, 16, 128, "bits of an IPv6 address that name its client; 64: a /64"),
 		checkPrefixes("TrustedProxies", c.TrustedProxies),
 		configcheck.AtLeast("InflightBytes", c.InflightBytes, 1<<20),
@@ -449,9 +460,10 @@ type Server struct {
 	gql      *handler.Server
 	resolver *graph.Resolver
 	handler  http.Handler
-	limiter  *rateLimiter // nil: no rate limit
-	exports  *quota.Pool  // exports running (ExportMaxPerClient, ExportMaxConcurrent)
-	conns    *connections // connections open (Listener)
+	limiter  *rateLimiter  // nil: no rate limit
+	exports  *quota.Pool   // exports running (ExportMaxPerClient, ExportMaxConcurrent)
+	parquet  *parquetFiles // the Parquet files made once (ParquetDir); nil: none
+	conns    *connections  // connections open (Listener)
 	proxies  trustedProxies
 	memory   *quota.Pool // bytes held by requests in flight (InflightBytes)
 	// websockets are the websockets open (WSMaxConnections, and
@@ -513,6 +525,13 @@ func New(cfg Config) (*Server, error) {
 	s.conns = newConnections(cfg)
 	s.proxies = s.conns.proxies
 	s.exports = quota.New(apierror.PoolExports, int64(cfg.ExportMaxPerClient), int64(cfg.ExportMaxConcurrent))
+	if cfg.ParquetDir != "" {
+		// A directory that cannot be made (a read-only file system)
+		// costs the ranges, not the export: it streams.
+		if s.parquet, err = newParquetFiles(cfg.ParquetDir, cfg.ParquetDirMaxBytes); err != nil {
+			cfg.Logger.Warn("Parquet files are not kept; every Parquet export streams, without ranges", "error", err)
+		}
+	}
 	s.websockets = quota.New(apierror.PoolWebsockets, int64(min(cfg.WSMaxConnectionsPerClient, cfg.WSMaxConnections)), int64(cfg.WSMaxConnections))
 	s.streams = quota.New(apierror.PoolStreams, int64(min(cfg.SSEMaxStreamsPerClient, cfg.SSEMaxStreams)), int64(cfg.SSEMaxStreams))
 
@@ -532,9 +551,11 @@ func New(cfg Config) (*Server, error) {
 	if len(cfg.CORSOrigins) > 0 {
 		h = cors.New(cors.Options{
 			AllowedOrigins: cfg.CORSOrigins,
-			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-			AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "If-None-Match"},
-			ExposedHeaders: []string{"ETag"},
+			AllowedMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodOptions},
+			// Range, If-Range and the ranges' headers: a Parquet reader
+			// in a page (hyparquet, DuckDB-Wasm) reads a file's parts.
+			AllowedHeaders: []string{"Accept", "Authorization", "Content-Type", "If-None-Match", "Range", "If-Range"},
+			ExposedHeaders: []string{"ETag", "Accept-Ranges", "Content-Range", "Content-Length", "Last-Modified"},
 			MaxAge:         600,
 		}).Handler(h)
 	}

@@ -175,7 +175,7 @@ func startDocsServer(t *testing.T) *docsServer {
 	t.Helper()
 	d := &docsServer{dir: t.TempDir(), bin: filepath.Dir(realBinary(t))}
 	s := spawnIn(t, d.dir, []string{"DATABASE_URL=", fmt.Sprintf("NQUEENS_PRECOMPUTE=1-%d", docsPrecompute),
-		"NQUEENS_ADMIN_TOKEN=" + docsAdminToken, "NQUEENS_LOG_LEVEL=warn"}, "serve", "--addr", "127.0.0.1:0", "--sqlite-path", "nqueens.db")
+		"NQUEENS_ADMIN_TOKEN=" + docsAdminToken, "NQUEENS_LOG_LEVEL=warn", "NQUEENS_PARQUET_DIR=parquet"}, "serve", "--addr", "127.0.0.1:0", "--sqlite-path", "nqueens.db")
 	s.waitServing(t)
 	u, err := url.Parse(s.url)
 	if err != nil {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nqueens/nqueens/export"
 	"github.com/nqueens/nqueens/internal/apitest"
 	"github.com/nqueens/nqueens/internal/eventually"
 	"github.com/nqueens/nqueens/internal/oeis"
@@ -78,7 +80,7 @@ func TestExportBadUsage(t *testing.T) {
 	}{
 		{[]string{"export"}, "missing N"},
 		{[]string{"export", "33"}, "from 1 to 32"},
-		{[]string{"export", "8", "--format", "xml"}, "formats are csv, ndjson, placement"},
+		{[]string{"export", "8", "--format", "xml"}, "formats are csv, ndjson, placement, parquet"},
 		{[]string{"export", "8", "--where", "z1.1"}, "write q<row>.<col>"},
 		{[]string{"export", "8", "--where", "q8.0"}, "rows and columns of N=8 go from 0 to 7"},
 	} {
@@ -131,5 +133,59 @@ func TestExportSaysItsSizeAndStops(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "stopped after ") || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("stderr %q; want it to say how far it got and that it was interrupted", stderr.String())
+	}
+}
+
+// TestExportParquet computes N=8 into a SQLite file, then exports it as
+// Parquet under a filter and unique from the solver: parquet-go reads
+// back the enumeration's solutions with their ranks, and the summary says
+// the file's size.
+func TestExportParquet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{"NQUEENS_SQLITE_PATH=" + filepath.Join(dir, "nqueens.db")}
+	if r := nqueensEnv(t, env, "precompute", "8", "--wait"); r.code != 0 {
+		t.Fatalf("precompute 8 --wait: exit %d, %s", r.code, r.stderr)
+	}
+	f := solver.Filter{Queens: []solver.Square{{Row: 0, Col: 3}}, Empty: []solver.Square{{Row: 1, Col: 1}}}
+	for _, c := range []struct {
+		args   []string
+		unique bool
+		filter solver.Filter
+		source string
+	}{
+		{[]string{"export", "8", "--where", "q0.3,e1.1"}, false, f, "store"},
+		{[]string{"export", "9", "--unique"}, true, solver.Filter{}, "solver"},
+	} {
+		out := filepath.Join(dir, c.args[1]+".parquet")
+		r := nqueensEnv(t, env, append(c.args, "--format", "parquet", "--output", out)...)
+		fi, err := os.Stat(out)
+		if r.code != 0 || err != nil || !strings.Contains(r.stderr, fmt.Sprintf("from the %s to %s: %d bytes", c.source, out, fi.Size())) {
+			t.Fatalf("%v: exit %d (%v), stderr %q; want a summary with the source and the size", c.args, r.code, err, r.stderr)
+		}
+		file, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		n, rows, err := export.ReadParquet(file, fi.Size())
+		if err != nil {
+			t.Fatalf("%v: reading the file: %v", c.args, err)
+		}
+		listing := solver.All(n)
+		if c.unique {
+			listing = solver.AllUnique(n)
+		}
+		var want []export.ParquetRow
+		rank := int64(0)
+		for p := range listing {
+			rank++
+			if c.filter.Matches(p) {
+				want = append(want, export.ParquetRow{Rank: rank, Placement: p.Clone()})
+			}
+		}
+		if !slices.EqualFunc(rows, want, func(a, b export.ParquetRow) bool { return a.Rank == b.Rank && slices.Equal(a.Placement, b.Placement) }) {
+			t.Errorf("%v wrote %d rows %v, want %d: %v", c.args, len(rows), rows, len(want), want)
+		}
 	}
 }

@@ -58,7 +58,7 @@ var commands = []command{
 		func() []setting { return newSolveOptions().settings() }},
 	{"complete", completeSynopsis, "complete a board with pinned queens and empty squares, or prove it impossible", runComplete,
 		func() []setting { return newCompleteOptions().settings() }},
-	{"export", exportSynopsis, "write the solutions of N (or those --where keeps) as CSV, NDJSON or placements, from the database or the solver", runExport,
+	{"export", exportSynopsis, "write the solutions of N (or those --where keeps) as CSV, NDJSON, placements or Parquet, from the database or the solver", runExport,
 		func() []setting { return newExportOptions().settings() }},
 	{"validate", validateSynopsis, "say whether a board, in any form solve prints, is a solution, and its conflicts", runValidate,
 		func() []setting { return newValidateOptions().settings() }},

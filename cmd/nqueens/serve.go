@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +70,7 @@ func newServeOptions() *serveOptions {
 		log: newLogOptions(slog.LevelInfo), addr: defaultAddr, precompute: defaultPrecompute, migrate: true}
 	// Requests in flight take at most their time budget, by default.
 	o.shutdownTimeout = o.server.RequestTimeout
+	o.server.ParquetDir = filepath.Join(os.TempDir(), "nqueens-parquet")
 	return o
 }
 
@@ -136,11 +139,13 @@ func (o *serveOptions) settings() []setting {
 		{flag: "sse-keepalive-interval", into: &cfg.SSEKeepAlive, help: "how often an event stream with nothing to send gets a comment line, so that proxies keep it and a client gone is noticed"},
 		{flag: "sse-write-timeout", into: &cfg.SSEWriteTimeout, help: "how long an event stream's client may take to take an event or a comment before the stream is cut"},
 		{flag: "sse-max-duration", into: &cfg.SSEMaxDuration, help: "how long an event stream may live; then it ends without complete, and clients subscribe again"},
-		{flag: "export-max-concurrent", into: &cfg.ExportMaxConcurrent, help: "downloads of /export/{n}.csv and .ndjson running at once, all clients together; past it they are refused with 503"},
+		{flag: "export-max-concurrent", into: &cfg.ExportMaxConcurrent, help: "downloads of /export/{n}.csv, .ndjson and .parquet running at once, all clients together (a Parquet file made already is served without one); past it they are refused with 503"},
 		{flag: "export-max-per-client", into: &cfg.ExportMaxPerClient, help: "downloads of /export one client may run at once; past it they are refused with 429"},
 		{flag: "export-solver-max-n", into: &cfg.ExportSolverMaxN, help: "largest N /export enumerates with the solver when the store does not hold it; 0: none"},
 		{flag: "export-stall-timeout", into: &cfg.ExportStallTimeout, help: "how long a download of /export waits for its client to take the next block before it is cut (instead of --write-timeout, which would cut a long download going well)"},
 		{flag: "export-max-duration", into: &cfg.ExportMaxDuration, help: "how long a whole download of /export may take, however well it goes; N=16 (600 MB of CSV) takes 8 minutes at 10 Mbit/s"},
+		{flag: "parquet-dir", into: &cfg.ParquetDir, dflt: "nqueens-parquet in the temporary directory ($TMPDIR, else /tmp)", help: "`DIR` where /export/{n}.parquet of a board the database holds done is made once and kept, then served with Range and ETag (servers may share it); empty: every Parquet export streams"},
+		{flag: "parquet-dir-max-bytes", into: byteCount{&cfg.ParquetDirMaxBytes}, help: "disk `BYTES` the files of --parquet-dir may take together (e.g. 1GiB); past it the least recently served are removed, and a file larger than this is served once and removed"},
 		{flag: "memory-limit", into: byteCount{&o.memoryLimit}, dflt: "GOMEMLIMIT, else the container's cgroup limit, else " + memlimit.Format(server.DefaultMemoryBudget),
 			help: "the memory `BYTES` the process serves within (e.g. 512MiB): the Go runtime's soft limit is 90% of it (32 MiB less when that is less), with GOGC " + strconv.Itoa(memlimit.DefaultGOGC) + " unless GOGC is set; requests in flight hold up to a quarter of it. At least " + memlimit.Format(memlimit.MinBudget)},
 		{flag: "inflight-bytes", into: byteCount{&cfg.InflightBytes},

@@ -125,3 +125,24 @@ func TestCountInterrupt(t *testing.T) {
 		t.Errorf("stdout %q, want nothing", stdout.String())
 	}
 }
+
+// TestExportParquetRefusesTerminal: a Parquet file is binary, so export
+// refuses to write one to a terminal (exit 2, saying what to do), and
+// writes nothing there; to a file it writes it.
+func TestExportParquetRefusesTerminal(t *testing.T) {
+	t.Parallel()
+	_, slave := openPTY(t)
+	env := lookupIn([]string{"DATABASE_URL=", "NQUEENS_SQLITE_PATH=" + t.TempDir() + "/none.db"})
+	var stderr bytes.Buffer
+	if code := run(t.Context(), []string{"export", "6", "--format", "parquet"}, console{lookupEnv: env, stdout: slave, stderr: &stderr}); code != exitUsage || !strings.Contains(stderr.String(), "give --output FILE") {
+		t.Errorf("export 6 --format parquet to a terminal: exit %d, stderr %q; want %d saying to give --output", code, stderr.String(), exitUsage)
+	}
+	path := t.TempDir() + "/n6.parquet"
+	stderr.Reset()
+	if code := run(t.Context(), []string{"export", "6", "--format", "parquet", "--output", path}, console{lookupEnv: env, stdout: slave, stderr: &stderr}); code != 0 {
+		t.Errorf("export 6 --format parquet --output: exit %d, stderr %q", code, stderr.String())
+	}
+	if data, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(data, []byte("PAR1")) {
+		t.Errorf("the file: %v, %.8q; want a Parquet file", err, data)
+	}
+}
