@@ -107,13 +107,18 @@ func OpenReplicated(ctx context.Context, primary *Store, cfg ReplicasConfig) (*R
 	return r, nil
 }
 
+// pingTimeout is the least time a replica's check may take: a replica
+// that is slow for a moment on a busy machine is not down (one that is
+// down refuses the connection at once).
+const pingTimeout = 5 * time.Second
+
 // watch checks the replica every interval until ctx ends, marking it up or
 // down as its ping says.
 func (rep *replica) watch(ctx context.Context, every time.Duration, onChange func(ReplicaStatus)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		pctx, cancel := context.WithTimeout(ctx, every)
+		pctx, cancel := context.WithTimeout(ctx, max(every, pingTimeout))
 		err := rep.st.Ping(pctx)
 		cancel()
 		if ctx.Err() != nil {
