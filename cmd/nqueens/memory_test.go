@@ -150,7 +150,7 @@ func TestServeWithinMemoryLimit(t *testing.T) {
 		"GOMEMLIMIT=96MiB", "NQUEENS_ADMISSION_WAIT=50ms", "NQUEENS_ANSWER_CACHE_BYTES=0"}
 	s := spawn(t, env, serveArgs(nil)...)
 	s.waitServing(t)
-	s.waitFor(t, time.Minute, `msg="memory budget" budget=96MiB source=GOMEMLIMIT soft_limit=64MiB gogc=400 gogc_source=default inflight_bytes=24MiB inflight_bytes_per_client=3MiB admission_wait=50ms`)
+	s.waitFor(t, time.Minute, `msg="memory budget" budget=96MiB source=GOMEMLIMIT soft_limit=56MiB gogc=400 gogc_source=default inflight_bytes=24MiB inflight_bytes_per_client=3MiB admission_wait=50ms`)
 	pid := s.cmd.Process.Pid
 	eventually.True(t, time.Minute, func() string {
 		if v := s.scrape(t)[`nqueens_boards{state="done"}`]; v < 8 {

@@ -78,8 +78,8 @@ func TestDecide(t *testing.T) {
 				t.Errorf("got %+v, want %d bytes from %s, GOGC %d from %s, problem %q", b, c.bytes, c.source, c.gogc, c.gogcSource, c.problem)
 			}
 			want := c.bytes / 100 * memlimit.SoftLimitPercent
-			if c.bytes < 320*mib {
-				want = c.bytes - 32*mib // a tenth would leave less than 32 MiB outside the runtime
+			if c.bytes < 400*mib {
+				want = c.bytes - 40*mib // a tenth would leave less than 40 MiB outside the runtime
 			}
 			if b.SoftLimit != want {
 				t.Errorf("soft limit %d, want %d", b.SoftLimit, want)
@@ -154,8 +154,8 @@ func TestApply(t *testing.T) {
 	limit, gc := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
 	debug.SetGCPercent(gc)
 	restore()
-	if limit != 268*mib || gc != 250 {
-		t.Errorf("applied a soft limit of %d and GOGC %d, want %d (300 MiB less 32) and 250", limit, gc, 268*mib)
+	if limit != 260*mib || gc != 250 {
+		t.Errorf("applied a soft limit of %d and GOGC %d, want %d (300 MiB less 40) and 250", limit, gc, 260*mib)
 	}
 	if limit, gc := debug.SetMemoryLimit(-1), debug.SetGCPercent(beforeGC); limit != before || gc != beforeGC {
 		t.Errorf("after restore: soft limit %d, GOGC %d; before %d, %d", limit, gc, before, beforeGC)
