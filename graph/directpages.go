@@ -26,7 +26,7 @@ import (
 // two fields under one name. Anything else, and any answer with an error,
 // goes to gqlgen (next): the document has been parsed, validated and priced
 // before either runs, so every limit holds the same way for both.
-// Answered counts the operations answered here (for tests and metrics).
+// Answered counts the operations answered here (Server.DirectPageAnswers).
 // TraceRoot, when set, starts the span of the root field's resolver, as
 // the tracing extension does for gqlgen's fields.
 type DirectPages struct {
