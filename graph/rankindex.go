@@ -167,14 +167,8 @@ func (l indexedListing) SolutionAt(ctx context.Context, n int, rank uint64, uniq
 	}
 	// The first chunk whose sum through it reaches rank holds it.
 	i := sort.Search(len(ix.chunks), func(i int) bool { return sums[i+1] >= rank })
-	k, at := rank-sums[i], uint64(0)
-	var found solver.Placement
-	err = l.r.solver.WalkChunk(ctx, fmt.Sprintf("finding solution #%d of N=%d in its chunk", rank, n), ix.chunks[i], unique, func(p solver.Placement) bool {
-		if at++; at == k {
-			found = p.Clone()
-			return false
-		}
-		return true
+	found, at, err := solver.Nth(rank-sums[i], func(visit func(solver.Placement) bool) error {
+		return l.r.solver.WalkChunk(ctx, fmt.Sprintf("finding solution #%d of N=%d in its chunk", rank, n), ix.chunks[i], unique, visit)
 	})
 	switch {
 	case err != nil:

@@ -298,16 +298,8 @@ func (s *Pool) SolutionAt(ctx context.Context, n int, rank uint64, unique bool) 
 	if rank == 0 {
 		return store.Solution{}, nqueens.Errorf(nqueens.EINVALID, "ranks count from 1 (the first solution in lexicographic order), got 0")
 	}
-	var (
-		k     uint64
-		found solver.Placement
-	)
-	err := s.Walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", rank, n), n, unique, func(p solver.Placement) bool {
-		if k++; k == rank {
-			found = p.Clone()
-			return false
-		}
-		return true
+	found, k, err := solver.Nth(rank, func(visit func(solver.Placement) bool) error {
+		return s.Walk(ctx, fmt.Sprintf("finding solution #%d of N=%d with the solver", rank, n), n, unique, visit)
 	})
 	switch {
 	case err != nil:

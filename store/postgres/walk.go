@@ -10,13 +10,6 @@ import (
 	"github.com/nqueens/nqueens/store/internal/filterquery"
 )
 
-func canonicalOnly(unique bool) string {
-	if unique {
-		return " AND canonical"
-	}
-	return ""
-}
-
 // Walk streams the placements of a listing; see store.Reader. The rows
 // arrive as the server sends them and are read in place (DriverBytes), so
 // a walk allocates nothing per row.
@@ -27,7 +20,7 @@ func (s *queries) Walk(ctx context.Context, req store.WalkRequest, visit func(pl
 	lower, upper := filterquery.WalkRange(req)
 	query := fmt.Sprintf(`SELECT placement FROM solutions
 		WHERE n = $1 AND placement > $2 AND placement < $3%s AND (%s)
-		ORDER BY placement`, canonicalOnly(req.Unique), filterquery.Condition(filterquery.Postgres, req.N, req.Filter, req.Unique))
+		ORDER BY placement`, filterquery.CanonicalOnly(req.Unique), filterquery.Condition(filterquery.Postgres, req.N, req.Filter, req.Unique))
 	rows, err := s.pool.Query(ctx, query, req.N, lower, upper)
 	if err != nil {
 		return err

@@ -18,13 +18,6 @@ func solutionsIndexed(unique bool) string {
 	return "solutions"
 }
 
-func canonicalOnly(unique bool) string {
-	if unique {
-		return " AND canonical"
-	}
-	return ""
-}
-
 // Walk streams the placements of a listing; see store.Reader. It reads one
 // column into sql.RawBytes, the driver's own buffer, so database/sql
 // copies nothing per row.
@@ -35,7 +28,7 @@ func (s *queries) Walk(ctx context.Context, req store.WalkRequest, visit func(pl
 	lower, upper := filterquery.WalkRange(req)
 	query := fmt.Sprintf(`SELECT placement FROM %s
 		WHERE n = ? AND placement > ? AND placement < ?%s AND (%s)
-		ORDER BY placement`, solutionsIndexed(req.Unique), canonicalOnly(req.Unique),
+		ORDER BY placement`, solutionsIndexed(req.Unique), filterquery.CanonicalOnly(req.Unique),
 		filterquery.Condition(filterquery.SQLite, req.N, req.Filter, req.Unique))
 	rows, err := s.reader.QueryContext(ctx, query, req.N, lower, upper)
 	if err != nil {

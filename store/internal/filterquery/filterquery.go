@@ -115,6 +115,15 @@ func filterRange(n int, f solver.Filter) (lower, upper []byte) {
 	return lower, upper
 }
 
+// CanonicalOnly is the condition that keeps a unique listing's rows (the
+// canonical ones), appended to a WHERE clause; empty for all solutions.
+func CanonicalOnly(unique bool) string {
+	if unique {
+		return " AND canonical"
+	}
+	return ""
+}
+
 // WalkRange returns the exclusive key bounds of a walk: the filter's
 // range, cut by the walk's cursor.
 func WalkRange(req store.WalkRequest) (lower, upper []byte) {
