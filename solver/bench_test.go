@@ -337,3 +337,32 @@ func BenchmarkRankChunkWalk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRankIndexChunks counts every chunk of N=14's rank index as a
+// precompute job does (CountFiltered of the zero filter), beside the
+// chunks' listings classified solution by solution (Chunk.Count): the
+// cost of a counts-only board's rank index.
+func BenchmarkRankIndexChunks(b *testing.B) {
+	const n = 14
+	chunks, err := solver.Chunks(n, solver.RankChunkDepth(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, how := range []string{"rank-index", "listing"} {
+		b.Run(fmt.Sprintf("N=%d/%s", n, how), func(b *testing.B) {
+			for b.Loop() {
+				var sum solver.Counts
+				for _, c := range chunks {
+					if how == "listing" {
+						sum.Add(c.Count())
+					} else {
+						sum.Add(c.CountFiltered(solver.Filter{}))
+					}
+				}
+				if sum.Total != 365596 {
+					b.Fatalf("N=%d: %d solutions", n, sum.Total)
+				}
+			}
+		})
+	}
+}

@@ -238,6 +238,9 @@ func (c Chunk) CountFiltered(f Filter) Counts {
 // countFiltered is Chunk.CountFiltered with a shared namer and a check
 // the walk calls every few thousand nodes; ok is false when it stopped.
 func (c Chunk) countFiltered(f Filter, namer *classNamer, check func() bool) (out Counts, ok bool) {
+	if f.IsZero() {
+		return c.rankCounts(check)
+	}
 	w := walk{n: c.N, fixed: c.Prefix, check: check}
 	w.filter(f)
 	for p := range walkSeq(w) {

@@ -120,6 +120,13 @@ func IsCanonical(p Placement) bool {
 	for r, c := range p {
 		inv[c] = r // the row of the queen in column c
 	}
+	return canonicalWithInverse(p, inv)
+}
+
+// canonicalWithInverse is IsCanonical given p's inverse, for a search that
+// keeps it as it goes.
+func canonicalWithInverse(p, inv Placement) bool {
+	n := len(p)
 	for _, s := range Symmetries[1:] {
 		for x := range n {
 			if q := s.imageRow(p, inv, x); q != p[x] {
