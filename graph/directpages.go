@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -168,6 +169,7 @@ func (d *DirectPages) answer(ctx context.Context, root *ast.Field, vars map[stri
 		return nil, false
 	}
 	w := &directWriter{ctx: ctx, r: d.Resolver}
+	w.buf.Grow(256 + 128*len(conn.Edges)) // a page of N=16: 2 KiB
 	w.buf.WriteByte('{')
 	w.key(root.Alias)
 	w.connection(root.SelectionSet, conn)
@@ -211,8 +213,43 @@ func (w *directWriter) key(name string) {
 	if b := w.buf.Bytes(); len(b) > 0 && b[len(b)-1] != '{' {
 		w.buf.WriteByte(',')
 	}
-	graphql.MarshalString(name).MarshalGQL(&w.buf)
-	w.buf.WriteByte(':')
+	// A response name is a GraphQL name ([_A-Za-z][_0-9A-Za-z]*): nothing
+	// in it is escaped.
+	w.buf.WriteByte('"')
+	w.buf.WriteString(name)
+	w.buf.WriteString(`":`)
+}
+
+// str writes a string as gqlgen's MarshalString does: cursors, ids and
+// compact forms have nothing to escape, so they are copied as they are.
+func (w *directWriter) str(s string) {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c == '\\' || c == '"' {
+			graphql.MarshalString(s).MarshalGQL(&w.buf)
+			return
+		}
+	}
+	w.buf.WriteByte('"')
+	w.buf.WriteString(s)
+	w.buf.WriteByte('"')
+}
+
+// int writes an Int as MarshalInt does.
+func (w *directWriter) int(i int) {
+	if 0 <= i && i < 10 { // most of a placement's
+		w.buf.WriteByte(byte('0' + i))
+		return
+	}
+	w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(i), 10))
+}
+
+// bool writes a Boolean as graphql.MarshalBoolean does.
+func (w *directWriter) bool(b bool) {
+	if b {
+		w.buf.WriteString("true")
+	} else {
+		w.buf.WriteString("false")
+	}
 }
 
 func (w *directWriter) connection(set ast.SelectionSet, c *SolutionConnection) {
@@ -238,7 +275,7 @@ func (w *directWriter) connection(set ast.SelectionSet, c *SolutionConnection) {
 		case "pageInfo":
 			w.pageInfo(f.SelectionSet, c.PageInfo)
 		case "__typename":
-			graphql.MarshalString("SolutionConnection").MarshalGQL(&w.buf)
+			w.str("SolutionConnection")
 		}
 	}
 	w.buf.WriteByte('}')
@@ -251,11 +288,11 @@ func (w *directWriter) edge(set ast.SelectionSet, e *SolutionEdge) {
 		w.key(f.Alias)
 		switch f.Name {
 		case "cursor":
-			graphql.MarshalString(e.Cursor).MarshalGQL(&w.buf)
+			w.str(e.Cursor)
 		case "node":
 			w.node(f.SelectionSet, e.Node)
 		case "__typename":
-			graphql.MarshalString("SolutionEdge").MarshalGQL(&w.buf)
+			w.str("SolutionEdge")
 		}
 	}
 	w.buf.WriteByte('}')
@@ -273,25 +310,25 @@ func (w *directWriter) node(set ast.SelectionSet, s *Solution) {
 				if i > 0 {
 					w.buf.WriteByte(',')
 				}
-				MarshalInt(c).MarshalGQL(&w.buf)
+				w.int(c)
 			}
 			w.buf.WriteByte(']')
 		case "compact":
-			graphql.MarshalString(s.Compact()).MarshalGQL(&w.buf)
+			w.str(s.Compact())
 		case "n":
-			MarshalInt(s.N).MarshalGQL(&w.buf)
+			w.int(s.N)
 		case "id":
-			graphql.MarshalID(s.ID()).MarshalGQL(&w.buf)
+			w.str(s.ID())
 		case "isCanonical":
-			graphql.MarshalBoolean(s.IsCanonical()).MarshalGQL(&w.buf)
+			w.bool(s.IsCanonical())
 		case "orbitSize":
-			MarshalInt(s.OrbitSize()).MarshalGQL(&w.buf)
+			w.int(s.OrbitSize())
 		case "rank":
 			w.bigInt(w.r.Solution().Rank(w.ctx, s))
 		case "uniqueRank":
 			w.bigInt(w.r.Solution().UniqueRank(w.ctx, s))
 		case "__typename":
-			graphql.MarshalString("Solution").MarshalGQL(&w.buf)
+			w.str("Solution")
 		}
 	}
 	w.buf.WriteByte('}')
@@ -304,15 +341,15 @@ func (w *directWriter) pageInfo(set ast.SelectionSet, p *PageInfo) {
 		w.key(f.Alias)
 		switch f.Name {
 		case "hasNextPage":
-			graphql.MarshalBoolean(p.HasNextPage).MarshalGQL(&w.buf)
+			w.bool(p.HasNextPage)
 		case "hasPreviousPage":
-			graphql.MarshalBoolean(p.HasPreviousPage).MarshalGQL(&w.buf)
+			w.bool(p.HasPreviousPage)
 		case "startCursor":
 			w.optionalString(p.StartCursor)
 		case "endCursor":
 			w.optionalString(p.EndCursor)
 		case "__typename":
-			graphql.MarshalString("PageInfo").MarshalGQL(&w.buf)
+			w.str("PageInfo")
 		}
 	}
 	w.buf.WriteByte('}')
@@ -323,7 +360,7 @@ func (w *directWriter) optionalString(s *string) {
 		w.buf.WriteString("null")
 		return
 	}
-	graphql.MarshalString(*s).MarshalGQL(&w.buf)
+	w.str(*s)
 }
 
 // bigInt writes a nullable BigInt; an error fails the answer (gqlgen
@@ -335,6 +372,8 @@ func (w *directWriter) bigInt(b *BigInt, err error) {
 	case b == nil:
 		w.buf.WriteString("null")
 	default:
-		b.MarshalGQL(&w.buf)
+		w.buf.WriteByte('"')
+		w.buf.Write(strconv.AppendUint(w.buf.AvailableBuffer(), uint64(*b), 10))
+		w.buf.WriteByte('"')
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"net/http"
 	"slices"
@@ -100,9 +99,7 @@ func (s *Server) serveCachedAnswer(w http.ResponseWriter, r *http.Request, key a
 		return false
 	}
 	s.answerCache.hits.Add(1)
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.AdmissionWait)
-	err := hold.Grow(ctx, max(a.priced, int64(len(a.body))))
-	cancel()
+	err := hold.GrowUpTo(r.Context(), max(a.priced, int64(len(a.body))), s.cfg.AdmissionWait)
 	if err != nil {
 		s.refuse(w, r, err)
 		return true

@@ -241,7 +241,10 @@ func (w *complexityWalk) field(f *ast.Field) (int, size, bool) {
 		return 1, size{}, false
 	}
 	obj, name := f.ObjectDefinition.Name, f.Name
-	args := f.ArgumentMap(w.vars)
+	var args map[string]any // most fields have none: no map to make
+	if len(f.Arguments) > 0 || len(f.Definition.Arguments) > 0 {
+		args = f.ArgumentMap(w.vars)
+	}
 	if w.c.ArgumentError != nil && w.c.ArgumentError(obj, name, args) != nil {
 		// null and its error, which says what is allowed.
 		return 1, size{bytes: constant(float64(len(f.Alias)+8) + 2*maxMessage), values: constant(1)}, false

@@ -31,6 +31,16 @@ func (c documentCache[V]) Get(_ context.Context, key string) (V, bool) { return 
 // Add implements graphql.Cache.
 func (c documentCache[V]) Add(_ context.Context, key string, v V) { c.Cache.Add(key, v) }
 
+// costOf is what the parsed document of query takes: as the cache
+// counted it when it kept it (the executor has just parsed it), else
+// estimated again.
+func (c documentCache[V]) costOf(query string) int64 {
+	if cost, ok := c.Cost(query); ok {
+		return cost
+	}
+	return documentCost(query, nil)
+}
+
 // astBytesPerToken is about what a parsed document takes in memory per
 // token of its text (measured: 30 to 110 bytes a token, list values the
 // most), on top of the text itself, which the document keeps.

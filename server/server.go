@@ -645,7 +645,7 @@ func (s *Server) newGraphQL() *handler.Server {
 			return ok
 		},
 	})
-	srv.Use(&answerPricer{Limit: cfg.ComplexityLimit, DocumentBytes: func(q string) int64 { return documentCost(q, nil) },
+	srv.Use(&answerPricer{Limit: cfg.ComplexityLimit, DocumentBytes: docs.costOf,
 		PageSize: cfg.Graph.DefaultPageSize, MaxPageSize: cfg.Graph.MaxPageSize, ArgumentError: s.resolver.ArgumentError})
 	srv.Use(persisted.register())
 	srv.Use(operationWatcher{observe: cfg.OnOperation})

@@ -36,9 +36,7 @@ func (s *Server) inTurn(h graphql.ResponseHandler) graphql.ResponseHandler {
 		if a == nil || a.grown.Load() < heavyAnswerBytes {
 			return h(ctx)
 		}
-		wait, cancel := context.WithTimeout(ctx, s.cfg.AdmissionWait)
-		turn, err := s.answers.Wait(wait, clientOf(ctx), 1)
-		cancel()
+		turn, err := s.answers.WaitUpTo(ctx, clientOf(ctx), 1, s.cfg.AdmissionWait)
 		if err != nil {
 			var refusal *quota.Refusal
 			if !errors.As(err, &refusal) {

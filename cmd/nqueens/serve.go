@@ -17,6 +17,7 @@ import (
 	automemlimit "github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/nqueens/nqueens/internal/logwriter"
 	"github.com/nqueens/nqueens/internal/memlimit"
 	"github.com/nqueens/nqueens/internal/metrics"
 	"github.com/nqueens/nqueens/internal/service"
@@ -219,7 +220,11 @@ func runServe(ctx context.Context, args []string, c console) error {
 	}
 	budget := o.budget
 
-	logger := o.log.logger(c.stderr)
+	// The request log is a line a request: written from a goroutine of
+	// its own, a busy server's lines go out many to a write.
+	logs := logwriter.New(c.stderr)
+	defer logs.Close()
+	logger := o.log.logger(logs)
 	tr, stopTracing, err := startTracing(ctx, c, logger)
 	if err != nil {
 		return err

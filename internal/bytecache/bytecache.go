@@ -50,6 +50,17 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 	return zero, false
 }
 
+// Cost returns what the entry of key was counted at, if it is kept,
+// without making it more recent.
+func (c *Cache[K, V]) Cost(key K) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.index[key]; ok {
+		return el.Value.(*entry[K, V]).cost, true
+	}
+	return 0, false
+}
+
 // Add keeps v for key, forgetting the least recently used entries as the
 // budget needs.
 func (c *Cache[K, V]) Add(key K, v V) { c.add("", -1, key, v) }

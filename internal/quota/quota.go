@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Scope is the bound that refused a request for units.
@@ -213,6 +214,12 @@ func (p *Pool) weight(w *waiter) int64 { return p.held[w.client] + w.n }
 // the order they came (a large request is not passed for ever by small
 // ones); a waiter for its own client's share holds up nobody else.
 func (p *Pool) Wait(ctx context.Context, client string, n int64) (*Hold, error) {
+	return p.WaitUpTo(ctx, client, n, 0)
+}
+
+// WaitUpTo is Wait for at most d (no bound: 0). Units granted at once
+// cost no timer: the common case of a request's admission.
+func (p *Pool) WaitUpTo(ctx context.Context, client string, n int64, d time.Duration) (*Hold, error) {
 	p.mu.Lock()
 	if n > p.share {
 		defer p.mu.Unlock()
@@ -222,6 +229,11 @@ func (p *Pool) Wait(ctx context.Context, client string, n int64) (*Hold, error) 
 		p.grant(client, n)
 		p.mu.Unlock()
 		return &Hold{p: p, client: client, n: n}, nil
+	}
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
 	w := &waiter{client: client, n: n, ready: make(chan struct{})}
 	p.waiters = append(p.waiters, w)
@@ -329,13 +341,18 @@ func (h *Hold) Units() int64 {
 // Grow takes n more units for the same client, waiting as Wait does. What
 // would take h past the share is refused at once.
 func (h *Hold) Grow(ctx context.Context, n int64) error {
+	return h.GrowUpTo(ctx, n, 0)
+}
+
+// GrowUpTo is Grow waiting at most d (no bound: 0), as WaitUpTo.
+func (h *Hold) GrowUpTo(ctx context.Context, n int64, d time.Duration) error {
 	if n <= 0 {
 		return nil
 	}
 	if h.Units()+n > h.p.share {
 		return h.p.refuse(Share, h.Units()+n)
 	}
-	more, err := h.p.Wait(ctx, h.client, n)
+	more, err := h.p.WaitUpTo(ctx, h.client, n, d)
 	if err != nil {
 		return err
 	}

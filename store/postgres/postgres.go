@@ -92,6 +92,7 @@ type checkedStore = store.Store[pgx.Tx]
 // its SQL.
 type queries struct {
 	pool   *pgxpool.Pool
+	pages  *pageBatcher
 	closed atomic.Bool // set by Close: classify's sign that errors now come from a closed pool
 }
 
@@ -138,7 +139,7 @@ func open(ctx context.Context, cfg Config, ping bool) (*Store, error) {
 			return nil, translate(err) // the server may have gone since the ping
 		}
 	}
-	q := &queries{pool: pool}
+	q := &queries{pool: pool, pages: newPageBatcher(pool)}
 	return &Store{checkedStore: store.Checked[pgx.Tx](q, q.classify, cfg.Observe), q: q}, nil
 }
 
@@ -189,6 +190,7 @@ func (s *queries) Ping(ctx context.Context) error {
 // Close closes the pool.
 func (s *queries) Close() error {
 	s.closed.Store(true)
+	s.pages.close()
 	s.pool.Close()
 	return nil
 }

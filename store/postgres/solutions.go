@@ -3,14 +3,12 @@ package postgres
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/solver"
 	"github.com/nqueens/nqueens/store"
-	"github.com/nqueens/nqueens/store/internal/columns"
 	"github.com/nqueens/nqueens/store/internal/lifecycle"
 )
 
@@ -34,17 +32,7 @@ var pageQueries = [2][2]string{
 
 // Page returns one page of solutions; see store.Reader.
 func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solution, error) {
-	unique := 0
-	if req.Unique {
-		unique = 1
-	}
-	rows, err := s.pool.Query(ctx, pageQueries[req.Direction][unique], req.N, columns.CursorKey(req), req.Limit)
-	if err != nil {
-		return nil, err
-	}
-	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Solution, error) {
-		return scanSolution(r, req.N)
-	})
+	page, err := s.pages.page(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +42,6 @@ func (s *queries) Page(ctx context.Context, req store.PageRequest) ([]store.Solu
 		if _, err := storedBoard(ctx, s.pool, req.N, false); err != nil {
 			return nil, err
 		}
-	}
-	if req.Direction == store.Backward {
-		slices.Reverse(page)
 	}
 	return page, nil
 }

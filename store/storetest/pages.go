@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/nqueens/nqueens/internal/oeis"
@@ -181,4 +182,67 @@ func testPagesFromAnyCursor[TTx any](t *testing.T, b *bundle[TTx]) {
 			t.Errorf("page %+v = %v, want none", req, got)
 		}
 	}
+}
+
+// testConcurrentPages reads pages from many goroutines at once, as a busy
+// API does (the Postgres store then sends the queries waiting together as
+// one batch): each caller gets its own page, equal to the solver's, and a
+// caller that gives up does not disturb the others.
+func testConcurrentPages[TTx any](t *testing.T, b *bundle[TTx]) {
+	const n, callers, pages = 9, 32, 40
+	LoadRange(b.ctx, t, b.store, n, n)
+	rng := rand.New(rand.NewPCG(9, 32))
+	type call struct {
+		req  store.PageRequest
+		want []solver.Placement
+	}
+	calls := make([][]call, callers)
+	for i := range calls {
+		for range pages {
+			cursor := make(solver.Placement, n)
+			for r := range cursor {
+				cursor[r] = rng.IntN(n)
+			}
+			req := store.PageRequest{N: n, Unique: rng.IntN(2) == 0, Direction: store.Direction(rng.IntN(2)), Cursor: cursor, Limit: 1 + rng.IntN(30)}
+			calls[i] = append(calls[i], call{req, solverPage(t, req)})
+		}
+	}
+	var wg sync.WaitGroup
+	for i, mine := range calls {
+		wg.Go(func() {
+			for j, c := range mine {
+				ctx := b.ctx
+				if (i+j)%7 == 0 {
+					// A caller that has already given up.
+					cancelled, cancel := context.WithCancel(b.ctx)
+					cancel()
+					ctx = cancelled
+				}
+				page, err := b.store.Page(ctx, c.req)
+				if ctx != b.ctx {
+					if err == nil && !samePlacements(placements(page), c.want) {
+						t.Errorf("page %+v (cancelled) = %v, the solver's is %v", c.req, placements(page), c.want)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("Page(%+v): %v", c.req, err)
+					return
+				}
+				if got := placements(page); !samePlacements(got, c.want) {
+					t.Errorf("page %+v = %v, the solver's is %v", c.req, got, c.want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func placements(page []store.Solution) []solver.Placement {
+	out := make([]solver.Placement, len(page))
+	for i, s := range page {
+		out[i] = s.Placement
+	}
+	return out
 }

@@ -56,6 +56,7 @@ func Run[TTx any](t *testing.T, b Backend[TTx]) {
 	}{
 		{"RoundTripPages", testRoundTripPages[TTx]},
 		{"PagesFromAnyCursor", testPagesFromAnyCursor[TTx]},
+		{"ConcurrentPages", testConcurrentPages[TTx]},
 		{"FilteredWalks", testFilteredWalks[TTx]},
 		{"FilterBadInput", testFilterBadInput[TTx]},
 		{"RankAndSolutionAt", testRankAndSolutionAt[TTx]},
