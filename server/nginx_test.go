@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -350,4 +351,67 @@ func TestNginxConnectionShare(t *testing.T) {
 	if r := other.Get(t, apitest.Request{Query: page8}); r.Status != 200 {
 		t.Errorf("another address while 127.0.0.3 holds its share: %d, want 200", r.Status)
 	}
+}
+
+// TestNginxWebsocketAndExport: the template's other paths. A websocket
+// upgrade goes through nginx as one (a subscription answers over it), and
+// an export streams through /export/ whole, uncached: each download
+// reaches the server.
+func TestNginxWebsocketAndExport(t *testing.T) {
+	t.Parallel()
+	direct := setupAnswers(t, nginxLoopback)
+	base := startNginx(t, strings.TrimPrefix(direct.Base, "http://"))
+	b := clientFrom(direct, base, "127.0.0.3")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sub := b.Subscribe(t, ctx, `subscription { boardProgress(n: 8) { n state } }`, nil)
+	var progress struct {
+		BoardProgress struct {
+			N     int
+			State string
+		}
+	}
+	if !sub.Next(t, &progress) || progress.BoardProgress.N != 8 || progress.BoardProgress.State != "DONE" {
+		t.Fatalf("a subscription through nginx: %+v", progress)
+	}
+	sub.Close()
+
+	const exportURL = "/export/8.csv"
+	want, _ := rawGet(t, direct, direct.Base+exportURL, "")
+	if want.StatusCode != 200 {
+		t.Fatalf("the export from the server: %d", want.StatusCode)
+	}
+	for range 2 {
+		before := exportsServed(t, direct)
+		resp, body := rawGet(t, b, base+exportURL, "")
+		lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+		if resp.StatusCode != 200 || len(lines) != 1+92 {
+			t.Fatalf("the export through nginx: %d, %d lines (want a header and 92 solutions)", resp.StatusCode, len(lines))
+		}
+		if s := resp.Header.Get("X-Cache-Status"); s != "" {
+			t.Errorf("the export through nginx: X-Cache-Status %q, want none (not cached)", s)
+		}
+		// The server logs a request once its handler returns, which may be
+		// just after the client has read the whole answer.
+		eventually.True(t, 10*time.Second, func() string {
+			if after := exportsServed(t, direct); after != before+1 {
+				return fmt.Sprintf("the server logged %d exports for one download through nginx", after-before)
+			}
+			return ""
+		})
+	}
+}
+
+// exportsServed is how many exports the server has answered, from its
+// request log.
+func exportsServed(t *testing.T, b *apitest.Bundle) int {
+	t.Helper()
+	n := 0
+	for line := range strings.Lines(b.Logs.String()) {
+		if strings.Contains(line, " path=/export/8.csv ") && strings.Contains(line, " status=200 ") {
+			n++
+		}
+	}
+	return n
 }

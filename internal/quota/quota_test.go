@@ -240,3 +240,44 @@ func TestLightestFirst(t *testing.T) {
 		t.Errorf("held %d, waiting %d after all released", p.Held(), p.Waiting())
 	}
 }
+
+// TestWaitUpTo: units with room are granted at once; without room the
+// wait ends after its bound with the refusal of the bound that held it
+// up, or when the caller's context ends first; a hold grows the same way.
+func TestWaitUpTo(t *testing.T) {
+	t.Parallel()
+	p := quota.New("things", 2, 3)
+	a, err := p.WaitUpTo(t.Context(), "a", 2, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.WaitUpTo(t.Context(), "b", 1, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := p.WaitUpTo(t.Context(), "c", 1, 50*time.Millisecond); scopeOf(t, err) != quota.Total {
+		t.Fatalf("c at the total: %v, want a refusal of the total", err)
+	}
+	if waited := time.Since(start); waited < 50*time.Millisecond {
+		t.Fatalf("c was refused after %v, before its bound of 50ms", waited)
+	}
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := p.WaitUpTo(cancelled, "c", 1, time.Hour); scopeOf(t, err) != quota.Total {
+		t.Fatalf("c with its context ended: %v, want a refusal of the total", err)
+	}
+	if err := b.GrowUpTo(t.Context(), 1, 50*time.Millisecond); scopeOf(t, err) != quota.Total {
+		t.Fatalf("b growing at the total: %v, want a refusal of the total", err)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		a.Release()
+	}()
+	if err := b.GrowUpTo(t.Context(), 1, time.Hour); err != nil {
+		t.Fatalf("b growing once a released: %v", err)
+	}
+	if got := b.Units(); got != 2 {
+		t.Fatalf("b holds %d units, want 2", got)
+	}
+}
