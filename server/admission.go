@@ -29,7 +29,7 @@ func (s *Server) admit(r *http.Request, client string) (*quota.Hold, error) {
 			body = min(r.ContentLength, s.cfg.MaxBodyBytes)
 		}
 	}
-	return s.memory.WaitUpTo(r.Context(), client, requestOverhead+body, s.cfg.AdmissionWait)
+	return s.memory.Wait(r.Context(), client, requestOverhead+body, s.cfg.AdmissionWait)
 }
 
 // admission is a request's hold as its pricing grows it (answerPricer): each growth waits for room up to AdmissionWait, as the
@@ -49,7 +49,7 @@ func (s *Server) withAdmission(ctx context.Context, hold *quota.Hold) context.Co
 }
 
 func (a *admission) Grow(ctx context.Context, n int64) error {
-	if err := a.hold.GrowUpTo(ctx, n, a.wait); err != nil {
+	if err := a.hold.Grow(ctx, n, a.wait); err != nil {
 		return err
 	}
 	a.grown.Add(n)

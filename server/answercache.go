@@ -99,7 +99,7 @@ func (s *Server) serveCachedAnswer(w http.ResponseWriter, r *http.Request, key a
 		return false
 	}
 	s.answerCache.hits.Add(1)
-	err := hold.GrowUpTo(r.Context(), max(a.priced, int64(len(a.body))), s.cfg.AdmissionWait)
+	err := hold.Grow(r.Context(), max(a.priced, int64(len(a.body))), s.cfg.AdmissionWait)
 	if err != nil {
 		s.refuse(w, r, err)
 		return true

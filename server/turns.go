@@ -36,7 +36,7 @@ func (s *Server) inTurn(h graphql.ResponseHandler) graphql.ResponseHandler {
 		if a == nil || a.grown.Load() < heavyAnswerBytes {
 			return h(ctx)
 		}
-		turn, err := s.answers.WaitUpTo(ctx, clientOf(ctx), 1, s.cfg.AdmissionWait)
+		turn, err := s.answers.Wait(ctx, clientOf(ctx), 1, s.cfg.AdmissionWait)
 		if err != nil {
 			var refusal *quota.Refusal
 			if !errors.As(err, &refusal) {

@@ -435,7 +435,7 @@ func (c *wsConn) run(ctx context.Context, op *wsOperation, params *graphql.RawPa
 // client, its message's size bytes and its overhead, waiting up to
 // AdmissionWait for room; else the refusal, as the API's error.
 func (c *wsConn) admitOperation(ctx context.Context, size int64) (*quota.Hold, error) {
-	hold, err := c.t.s.memory.WaitUpTo(ctx, c.client, wsOperationOverhead+size, c.t.s.cfg.AdmissionWait)
+	hold, err := c.t.s.memory.Wait(ctx, c.client, wsOperationOverhead+size, c.t.s.cfg.AdmissionWait)
 	var ref *quota.Refusal
 	if errors.As(err, &ref) {
 		return nil, apierror.Refused(ref)

@@ -209,17 +209,13 @@ func (p *Pool) queued(client string, n int64) bool {
 func (p *Pool) weight(w *waiter) int64 { return p.held[w.client] + w.n }
 
 // Wait takes n units for client, waiting while a bound refuses them,
-// until ctx ends; then it refuses with the bound that held it up. n more
-// than the share is refused at once. Waiters for the total are served in
-// the order they came (a large request is not passed for ever by small
-// ones); a waiter for its own client's share holds up nobody else.
-func (p *Pool) Wait(ctx context.Context, client string, n int64) (*Hold, error) {
-	return p.WaitUpTo(ctx, client, n, 0)
-}
-
-// WaitUpTo is Wait for at most d (no bound: 0). Units granted at once
-// cost no timer: the common case of a request's admission.
-func (p *Pool) WaitUpTo(ctx context.Context, client string, n int64, d time.Duration) (*Hold, error) {
+// until ctx ends or d has passed (no bound: 0); then it refuses with the
+// bound that held it up. n more than the share is refused at once.
+// Waiters for the total are served in the order they came (a large
+// request is not passed for ever by small ones); a waiter for its own
+// client's share holds up nobody else. Units granted at once cost no
+// timer: the common case of a request's admission.
+func (p *Pool) Wait(ctx context.Context, client string, n int64, d time.Duration) (*Hold, error) {
 	p.mu.Lock()
 	if n > p.share {
 		defer p.mu.Unlock()
@@ -338,21 +334,16 @@ func (h *Hold) Units() int64 {
 	return h.n
 }
 
-// Grow takes n more units for the same client, waiting as Wait does. What
-// would take h past the share is refused at once.
-func (h *Hold) Grow(ctx context.Context, n int64) error {
-	return h.GrowUpTo(ctx, n, 0)
-}
-
-// GrowUpTo is Grow waiting at most d (no bound: 0), as WaitUpTo.
-func (h *Hold) GrowUpTo(ctx context.Context, n int64, d time.Duration) error {
+// Grow takes n more units for the same client, waiting as Wait does (at
+// most d). What would take h past the share is refused at once.
+func (h *Hold) Grow(ctx context.Context, n int64, d time.Duration) error {
 	if n <= 0 {
 		return nil
 	}
 	if h.Units()+n > h.p.share {
 		return h.p.refuse(Share, h.Units()+n)
 	}
-	more, err := h.p.WaitUpTo(ctx, h.client, n, d)
+	more, err := h.p.Wait(ctx, h.client, n, d)
 	if err != nil {
 		return err
 	}

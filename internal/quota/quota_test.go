@@ -76,20 +76,20 @@ func TestMoreThanShareRefusedAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
-	if _, err := p.Wait(ctx, "a", 11); scopeOf(t, err) != quota.Share {
+	if _, err := p.Wait(ctx, "a", 11, 0); scopeOf(t, err) != quota.Share {
 		t.Fatalf("11 of a share of 10: %v", err)
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Fatal("Wait waited for what can never fit")
 	}
-	h, err := p.Wait(ctx, "a", 6)
+	h, err := p.Wait(ctx, "a", 6, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Grow(ctx, 5); scopeOf(t, err) != quota.Share {
+	if err := h.Grow(ctx, 5, 0); scopeOf(t, err) != quota.Share {
 		t.Fatalf("growing 6 by 5 with a share of 10: %v", err)
 	}
-	if err := h.Grow(ctx, 4); err != nil || h.Units() != 10 {
+	if err := h.Grow(ctx, 4, 0); err != nil || h.Units() != 10 {
 		t.Fatalf("growing 6 by 4: %v, %d units", err, h.Units())
 	}
 	h.Release()
@@ -109,7 +109,7 @@ func TestWaitForTotal(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := p.Wait(ctx, "b", 4); scopeOf(t, err) != quota.Total {
+	if _, err := p.Wait(ctx, "b", 4, 0); scopeOf(t, err) != quota.Total {
 		t.Fatalf("b waiting on a full total: %v", err)
 	}
 
@@ -121,7 +121,7 @@ func TestWaitForTotal(t *testing.T) {
 	}{{"b", 8}, {"c", 4}} {
 		queued := p.Waiting() + 1
 		wg.Go(func() {
-			h, err := p.Wait(context.Background(), w.client, w.n)
+			h, err := p.Wait(context.Background(), w.client, w.n, 0)
 			if err != nil {
 				t.Error(err)
 				return
@@ -171,7 +171,7 @@ func TestWaitingForOwnShareHoldsUpNobody(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		h, err := p.Wait(context.Background(), "a", 3)
+		h, err := p.Wait(context.Background(), "a", 3, 0)
 		h.Release()
 		done <- err
 	}()
@@ -209,7 +209,7 @@ func TestLightestFirst(t *testing.T) {
 	wait := func(client string, n int64) {
 		queued := p.Waiting() + 1
 		wg.Go(func() {
-			h, err := p.Wait(context.Background(), client, n)
+			h, err := p.Wait(context.Background(), client, n, 0)
 			if err != nil {
 				t.Error(err)
 				return
@@ -241,22 +241,22 @@ func TestLightestFirst(t *testing.T) {
 	}
 }
 
-// TestWaitUpTo: units with room are granted at once; without room the
+// TestWaitBounded: units with room are granted at once; without room the
 // wait ends after its bound with the refusal of the bound that held it
 // up, or when the caller's context ends first; a hold grows the same way.
-func TestWaitUpTo(t *testing.T) {
+func TestWaitBounded(t *testing.T) {
 	t.Parallel()
 	p := quota.New("things", 2, 3)
-	a, err := p.WaitUpTo(t.Context(), "a", 2, time.Hour)
+	a, err := p.Wait(t.Context(), "a", 2, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := p.WaitUpTo(t.Context(), "b", 1, time.Hour)
+	b, err := p.Wait(t.Context(), "b", 1, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := p.WaitUpTo(t.Context(), "c", 1, 50*time.Millisecond); scopeOf(t, err) != quota.Total {
+	if _, err := p.Wait(t.Context(), "c", 1, 50*time.Millisecond); scopeOf(t, err) != quota.Total {
 		t.Fatalf("c at the total: %v, want a refusal of the total", err)
 	}
 	if waited := time.Since(start); waited < 50*time.Millisecond {
@@ -264,17 +264,17 @@ func TestWaitUpTo(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := p.WaitUpTo(cancelled, "c", 1, time.Hour); scopeOf(t, err) != quota.Total {
+	if _, err := p.Wait(cancelled, "c", 1, time.Hour); scopeOf(t, err) != quota.Total {
 		t.Fatalf("c with its context ended: %v, want a refusal of the total", err)
 	}
-	if err := b.GrowUpTo(t.Context(), 1, 50*time.Millisecond); scopeOf(t, err) != quota.Total {
+	if err := b.Grow(t.Context(), 1, 50*time.Millisecond); scopeOf(t, err) != quota.Total {
 		t.Fatalf("b growing at the total: %v, want a refusal of the total", err)
 	}
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		a.Release()
 	}()
-	if err := b.GrowUpTo(t.Context(), 1, time.Hour); err != nil {
+	if err := b.Grow(t.Context(), 1, time.Hour); err != nil {
 		t.Fatalf("b growing once a released: %v", err)
 	}
 	if got := b.Units(); got != 2 {
