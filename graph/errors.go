@@ -7,6 +7,7 @@ import (
 
 	"github.com/nqueens/nqueens"
 	"github.com/nqueens/nqueens/internal/apierror"
+	"github.com/nqueens/nqueens/store"
 )
 
 // The resolvers' errors: their own are *apierror.Error with the API's
@@ -30,7 +31,8 @@ func internal(err error) *apierror.Error {
 // precompute, the solver pool) failed: the request's own end first (a
 // dependency may report it as anything, a connection it cut for
 // instance), then the dependency's error with its service code and a
-// message for users (EUNAVAILABLE: try again shortly; ENOTFOUND: not
+// message for users (EUNAVAILABLE: try again shortly, or that the
+// database's schema is behind; ENOTFOUND: not
 // found; EINVALID and ECONFLICT: the dependency's reason); anything
 // without a code is internal. An *apierror.Error passes as it is.
 func dependencyError(ctx context.Context, what string, err error) error {
@@ -52,6 +54,9 @@ func dependencyError(ctx context.Context, what string, err error) error {
 	}
 	switch code := nqueens.ErrorCode(err); code {
 	case nqueens.EUNAVAILABLE:
+		if errors.Is(err, store.ErrSchemaBehind) {
+			return &nqueens.Error{Code: code, Message: what + ": " + nqueens.ErrorMessage(err), Err: err}
+		}
 		return &nqueens.Error{Code: code, Message: what + " is unavailable right now; try again shortly", Err: err}
 	case nqueens.ENOTFOUND:
 		return &nqueens.Error{Code: code, Message: what + ": not found", Err: err}

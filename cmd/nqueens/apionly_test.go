@@ -272,6 +272,21 @@ func TestAPIOnlySchemaBehind(t *testing.T) {
 	s.stop(t)
 }
 
+// TestAPIOnlyUnmigrated: an API-only process over a database no
+// migration has touched answers its queries UNAVAILABLE, saying to run
+// the migrations (not an internal error, nor "try again shortly").
+func TestAPIOnlyUnmigrated(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	s := startServe(t, []string{"DATABASE_URL=" + u}, "--api-only")
+	s.waitFor(t, time.Minute, "the database's schema is not the one this binary reads")
+	a := s.query(t, "", `{ count(n: 6) { total } }`)
+	if len(a.Errors) != 1 || a.Errors[0].Extensions.Code != "UNAVAILABLE" || !strings.Contains(a.Errors[0].Message, "nqueens migrate up") {
+		t.Errorf("a query over an unmigrated database: %+v; want UNAVAILABLE saying to run nqueens migrate up", a.Errors)
+	}
+	s.stop(t)
+}
+
 // TestAPIOnlyBadUsage: the settings --api-only contradicts, and read
 // replicas beside SQLite, are refused before anything starts.
 func TestAPIOnlyBadUsage(t *testing.T) {

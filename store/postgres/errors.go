@@ -9,12 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nqueens/nqueens"
+	"github.com/nqueens/nqueens/store"
 )
 
 // translate turns driver errors into store errors where callers can act on
 // them: an unreachable or refusing server, or a connection cut in the
 // middle of a conversation (the server restarted, the network failed), is
-// EUNAVAILABLE; a unique violation ECONFLICT. Store errors and the
+// EUNAVAILABLE, and so is a table or column missing (the schema is behind
+// this binary); a unique violation ECONFLICT. Store errors and the
 // caller's context errors pass through; anything else stays as it is
 // (EINTERNAL to nqueens.ErrorCode).
 func translate(err error) error {
@@ -29,6 +31,8 @@ func translate(err error) error {
 		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "cannot connect to Postgres", Err: err}
 	case errors.As(err, &pgErr) && unavailable(pgErr.Code):
 		return &nqueens.Error{Code: nqueens.EUNAVAILABLE, Message: "Postgres is not available", Err: err}
+	case errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703"): // undefined_table, undefined_column
+		return store.SchemaBehind(err)
 	case errors.As(err, &pgErr) && pgErr.Code == "23505": // unique_violation
 		return &nqueens.Error{Code: nqueens.ECONFLICT, Message: "the row exists already", Err: err}
 	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):

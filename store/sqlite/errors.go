@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/nqueens/nqueens"
+	"github.com/nqueens/nqueens/store"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -13,7 +15,8 @@ import (
 // translate turns driver errors into store errors where callers can act on
 // them: a file locked by another writer past the busy timeout, one that
 // cannot be opened, or a connection database/sql has closed is
-// EUNAVAILABLE; a constraint on a key ECONFLICT. Store errors and the
+// EUNAVAILABLE, and so is a table or column missing (the schema is behind
+// this binary); a constraint on a key ECONFLICT. Store errors and the
 // caller's context errors pass through; anything else stays as it is
 // (EINTERNAL to nqueens.ErrorCode).
 func translate(err error) error {
@@ -34,6 +37,11 @@ func translate(err error) error {
 		switch lite.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
 			return &nqueens.Error{Code: nqueens.ECONFLICT, Message: "the row exists already", Err: err}
+		case sqlite3.SQLITE_ERROR:
+			// SQLite has no code of its own for a missing table or column.
+			if msg := lite.Error(); strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
+				return store.SchemaBehind(err)
+			}
 		}
 	}
 	return err

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/nqueens/nqueens"
@@ -58,5 +59,30 @@ func testClosedStore[TTx any](t *testing.T, b *bundle[TTx]) {
 	}
 	for name, call := range calls {
 		wantCode(t, call(), nqueens.EUNAVAILABLE, name+" on a closed store")
+	}
+}
+
+// testUnmigratedStore: a store over a database no migration has touched
+// (as an API-only process, which does not migrate, may meet) answers its
+// reads EUNAVAILABLE, saying to run the migrations, rather than with a
+// missing table's error taken for a bug.
+func testUnmigratedStore[TTx any](t *testing.T, b *bundle[TTx]) {
+	ctx := b.ctx
+	s := b.backend.NewDatabase(t).Open(t, true)
+	calls := map[string]func() error{
+		"Board":  func() error { _, err := s.Board(ctx, 6); return err },
+		"Boards": func() error { _, err := s.Boards(ctx); return err },
+		"Page": func() error {
+			_, err := s.Page(ctx, store.PageRequest{N: 6, Direction: store.Forward, Limit: 2})
+			return err
+		},
+		"SolutionAt": func() error { _, err := s.SolutionAt(ctx, 6, 1, false); return err },
+	}
+	for name, call := range calls {
+		err := call()
+		wantCode(t, err, nqueens.EUNAVAILABLE, name+" on an unmigrated database")
+		if err != nil && !strings.Contains(err.Error(), "nqueens migrate up") {
+			t.Errorf("%s on an unmigrated database: %q does not say to run the migrations", name, err)
+		}
 	}
 }

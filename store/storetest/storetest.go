@@ -84,6 +84,7 @@ func Run[TTx any](t *testing.T, b Backend[TTx]) {
 		{"MigrationsUpDownUp", testMigrationsUpDownUp[TTx]},
 		{"SchemaVersion", testSchemaVersion[TTx]},
 		{"ClosedStore", testClosedStore[TTx]},
+		{"UnmigratedStore", testUnmigratedStore[TTx]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
