@@ -82,9 +82,11 @@ func (b *pageBatcher) page(ctx context.Context, req store.PageRequest) ([]store.
 	select {
 	case b.calls <- c:
 	case <-b.stop:
+		c.ctx = nil
 		pageCallPool.Put(c)
 		return queryPage(ctx, b.pool, req)
 	case <-ctx.Done():
+		c.ctx = nil
 		pageCallPool.Put(c)
 		return nil, ctx.Err()
 	}
