@@ -252,11 +252,24 @@ func (w *directWriter) bool(b bool) {
 	}
 }
 
-func (w *directWriter) connection(set ast.SelectionSet, c *SolutionConnection) {
+// object writes one object of a selection set: each field's key, then its
+// value by field (the type's own fields) or the type's name.
+func (w *directWriter) object(set ast.SelectionSet, typename string, field func(f *ast.Field)) {
 	w.buf.WriteByte('{')
 	for _, s := range set {
 		f := s.(*ast.Field)
 		w.key(f.Alias)
+		if f.Name == "__typename" {
+			w.str(typename)
+		} else {
+			field(f)
+		}
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *directWriter) connection(set ast.SelectionSet, c *SolutionConnection) {
+	w.object(set, "SolutionConnection", func(f *ast.Field) {
 		switch f.Name {
 		case "totalCount":
 			t, err := w.r.SolutionConnection().TotalCount(w.ctx, c)
@@ -274,35 +287,23 @@ func (w *directWriter) connection(set ast.SelectionSet, c *SolutionConnection) {
 			w.buf.WriteByte(']')
 		case "pageInfo":
 			w.pageInfo(f.SelectionSet, c.PageInfo)
-		case "__typename":
-			w.str("SolutionConnection")
 		}
-	}
-	w.buf.WriteByte('}')
+	})
 }
 
 func (w *directWriter) edge(set ast.SelectionSet, e *SolutionEdge) {
-	w.buf.WriteByte('{')
-	for _, s := range set {
-		f := s.(*ast.Field)
-		w.key(f.Alias)
+	w.object(set, "SolutionEdge", func(f *ast.Field) {
 		switch f.Name {
 		case "cursor":
 			w.str(e.Cursor)
 		case "node":
 			w.node(f.SelectionSet, e.Node)
-		case "__typename":
-			w.str("SolutionEdge")
 		}
-	}
-	w.buf.WriteByte('}')
+	})
 }
 
 func (w *directWriter) node(set ast.SelectionSet, s *Solution) {
-	w.buf.WriteByte('{')
-	for _, sel := range set {
-		f := sel.(*ast.Field)
-		w.key(f.Alias)
+	w.object(set, "Solution", func(f *ast.Field) {
 		switch f.Name {
 		case "placement":
 			w.buf.WriteByte('[')
@@ -327,18 +328,12 @@ func (w *directWriter) node(set ast.SelectionSet, s *Solution) {
 			w.bigInt(w.r.Solution().Rank(w.ctx, s))
 		case "uniqueRank":
 			w.bigInt(w.r.Solution().UniqueRank(w.ctx, s))
-		case "__typename":
-			w.str("Solution")
 		}
-	}
-	w.buf.WriteByte('}')
+	})
 }
 
 func (w *directWriter) pageInfo(set ast.SelectionSet, p *PageInfo) {
-	w.buf.WriteByte('{')
-	for _, s := range set {
-		f := s.(*ast.Field)
-		w.key(f.Alias)
+	w.object(set, "PageInfo", func(f *ast.Field) {
 		switch f.Name {
 		case "hasNextPage":
 			w.bool(p.HasNextPage)
@@ -348,11 +343,8 @@ func (w *directWriter) pageInfo(set ast.SelectionSet, p *PageInfo) {
 			w.optionalString(p.StartCursor)
 		case "endCursor":
 			w.optionalString(p.EndCursor)
-		case "__typename":
-			w.str("PageInfo")
 		}
-	}
-	w.buf.WriteByte('}')
+	})
 }
 
 func (w *directWriter) optionalString(s *string) {

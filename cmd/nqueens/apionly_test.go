@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -74,17 +73,7 @@ type graphqlAnswer struct {
 func (s *serving) query(t *testing.T, token, q string) graphqlAnswer {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"query": q})
-	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	_, raw := s.request(t, http.MethodPost, "/graphql", string(body), "Authorization", bearer(token))
 	var a graphqlAnswer
 	if err := json.Unmarshal(raw, &a); err != nil {
 		t.Fatalf("%s: %v", raw, err)
@@ -189,12 +178,7 @@ func TestAPIOnlySelectOnlyRole(t *testing.T) {
 	}
 
 	// The export walks the store too.
-	resp, err := http.Get(strings.TrimSuffix(s.url, "/graphql") + "/export/8.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	csv, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, csv := s.request(t, http.MethodGet, "/export/8.csv", "")
 	if lines := strings.Count(string(csv), "\n"); resp.StatusCode != http.StatusOK || lines < int(ref[8].Total) {
 		t.Errorf("/export/8.csv: %s, %d lines for %d solutions", resp.Status, lines, ref[8].Total)
 	}
@@ -210,16 +194,8 @@ func TestAPIOnlySelectOnlyRole(t *testing.T) {
 		}
 	}
 
-	req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.url, "/graphql")+"/readyz", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ready, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("/readyz of an API-only process over a current schema: %s %s", resp.Status, ready)
+	if status, ready := s.get(t, "/readyz", token); status != http.StatusOK {
+		t.Errorf("/readyz of an API-only process over a current schema: %d %s", status, ready)
 	}
 	if log := s.stderr.String(); strings.Contains(log, "permission denied") {
 		t.Errorf("an API-only process tried to write:\n%s", log)
@@ -250,16 +226,8 @@ func TestAPIOnlySchemaBehind(t *testing.T) {
 	const token = "api-only-token"
 	s := startServe(t, []string{"DATABASE_URL=" + u, "NQUEENS_ADMIN_TOKEN=" + token}, "--api-only")
 	s.waitFor(t, time.Minute, "the database's schema is not the one this binary reads")
-	req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.url, "/graphql")+"/readyz", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ready, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(ready), "nqueens migrate up") {
-		t.Errorf("/readyz over a schema behind: %s %s; want 503 saying to migrate", resp.Status, ready)
+	if status, ready := s.get(t, "/readyz", token); status != http.StatusServiceUnavailable || !strings.Contains(string(ready), "nqueens migrate up") {
+		t.Errorf("/readyz over a schema behind: %d %s; want 503 saying to migrate", status, ready)
 	}
 	var after int64
 	if err := conn.QueryRow(context.Background(), `SELECT version FROM schema_migrations`).Scan(&after); err != nil || after != before {

@@ -41,18 +41,7 @@ func (s *serving) scrape(t *testing.T) map[string]float64 {
 // id the server answered with.
 func (s *serving) postWithID(t *testing.T, id, body string) string {
 	t.Helper()
-	req, err := http.NewRequest("POST", s.url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Request-Id", id)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	io.Copy(io.Discard, resp.Body)
+	resp, _ := s.request(t, http.MethodPost, "/graphql", body, "X-Request-Id", id)
 	return resp.Header.Get("X-Request-Id")
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -35,21 +34,10 @@ type readiness struct {
 // failed checks' reasons.
 func (s *serving) readyz(t *testing.T, token string) readiness {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.url, "/graphql")+"/readyz", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := readiness{status: resp.StatusCode}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		t.Fatalf("/readyz answered %s, not JSON: %v", resp.Status, err)
+	status, body := s.get(t, "/readyz", token)
+	r := readiness{status: status}
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatalf("/readyz answered %d, not JSON: %v", status, err)
 	}
 	if r.Ready != (r.status == http.StatusOK) || len(r.Checks) != 3 {
 		t.Fatalf("/readyz: %d %+v", r.status, r)
@@ -72,18 +60,7 @@ func (s *serving) healthy(t *testing.T) {
 // postAs posts a GraphQL request with the admin token.
 func (s *serving) postAs(t *testing.T, token, q string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(q))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	_, b := s.request(t, http.MethodPost, "/graphql", q, "Authorization", bearer(token))
 	return string(b)
 }
 

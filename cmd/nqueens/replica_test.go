@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,16 +24,7 @@ import (
 // "".
 func (s *serving) get(t *testing.T, path, token string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.url, "/graphql")+path, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := s.request(t, http.MethodGet, path, "", "Authorization", bearer(token))
 	return resp.StatusCode, body
 }
 

@@ -74,13 +74,50 @@ func (s *serving) waitServing(t *testing.T) {
 
 func (s *serving) post(t *testing.T, q string) string {
 	t.Helper()
-	resp, err := http.Post(s.url, "application/json", strings.NewReader(q))
+	_, b := s.request(t, http.MethodPost, "/graphql", q)
+	return string(b)
+}
+
+// request sends method path to s's server, with body as JSON when not
+// empty and header's name/value pairs (those with an empty value left
+// out), and returns the answer and its body: the one way the tests of the
+// real binary speak HTTP to it.
+func (s *serving) request(t *testing.T, method, path, body string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, strings.TrimSuffix(s.url, "/graphql")+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// bearer is the Authorization header's value for token, none for "".
+func bearer(token string) string {
+	if token == "" {
+		return ""
+	}
+	return "Bearer " + token
 }
 
 // TestServe starts serve over each database the environment can select, with N=8 stored beforehand through the store, asks it

@@ -108,15 +108,8 @@ func TestServeExportsSpans(t *testing.T) {
 	s.waitFor(t, time.Minute, `"database open"`)
 
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
-	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"query":"query PageOfSolutions { solutions(n: 8, first: 3) { edges { cursor } } }"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, b := s.request(t, http.MethodPost, "/graphql", `{"query":"query PageOfSolutions { solutions(n: 8, first: 3) { edges { cursor } } }"}`,
+		"traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"cursor"`) {
 		t.Fatalf("page: %d %s", resp.StatusCode, b)
 	}
