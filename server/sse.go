@@ -176,11 +176,6 @@ func (t *sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	if !st.write([]byte(":\n\n")) {
 		return
 	}
-	var wg sync.WaitGroup
-	keepCtx, stopKeepAlive := context.WithCancel(ctx)
-	wg.Go(func() { st.keepAlive(keepCtx, s.cfg.SSEKeepAlive) })
-	defer wg.Wait()
-	defer stopKeepAlive()
 
 	if errs != nil {
 		// Refused before execution (parse, validation, limits): the
@@ -192,6 +187,18 @@ func (t *sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		}
 		return
 	}
+
+	var wg sync.WaitGroup
+	keepCtx, cancelKeepAlive := context.WithCancel(ctx)
+	wg.Go(func() { st.keepAlive(keepCtx, s.cfg.SSEKeepAlive) })
+	// stopKeepAlive returns once the keep-alive has written its last
+	// comment: the stream's own last words come after it.
+	stopKeepAlive := func() {
+		cancelKeepAlive()
+		wg.Wait()
+	}
+	defer stopKeepAlive()
+
 	// The operation's context may end with its operation (a query's
 	// time budget): only the stream's says whether the stream was cut.
 	responses, opCtx := exec.DispatchOperation(ctx, rc)
@@ -204,6 +211,7 @@ func (t *sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			return
 		}
 	}
+	stopKeepAlive()
 	if cause := context.Cause(ctx); cause != nil || s.closing.Err() != nil {
 		// The stream did not end, it was cut: no "complete", so that the
 		// client subscribes again; a comment says why, for people
